@@ -1,0 +1,337 @@
+"""Results of one run: columnar tables as pandas DataFrames, run metadata, atomic save/load.
+
+On disk a result directory holds ``flows.parquet``, ``queues.parquet``, ``samples.parquet``,
+``meta.json`` and ``scenario.json``. The Parquet files depend only on the simulated data (no
+timestamps, no wall-clock time, no pandas metadata, fixed compression), so identical runs give
+byte-identical files. ``meta.json`` is written last; a directory is complete only if all five
+files exist, and :meth:`Results.save` makes that true by writing into a temporary sibling
+directory and renaming it into place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+FILES = ("flows.parquet", "queues.parquet", "samples.parquet", "scenario.json", "meta.json")
+TMP_MARK = ".tmp-"
+OLD_MARK = ".old-"
+
+#: Column order and Arrow type of every known column. Columns the core adds later are kept,
+#: after these, in the order the core returns them.
+FLOW_SCHEMA: dict[str, pa.DataType] = {
+    "flow_id": pa.int64(),
+    "class_id": pa.int64(),
+    "class": pa.string(),
+    "src": pa.int64(),
+    "dst": pa.int64(),
+    "size": pa.int64(),
+    "start_s": pa.float64(),
+    "finish_s": pa.float64(),
+    "fct_s": pa.float64(),
+    "ideal_fct_s": pa.float64(),
+    "slowdown": pa.float64(),
+    "completed": pa.bool_(),
+    "in_window": pa.bool_(),
+    "sender_done_s": pa.float64(),
+    "deadline_s": pa.float64(),
+    "data_pkts": pa.int64(),
+    "retx_pkts": pa.int64(),
+    "fast_retx": pa.int64(),
+    "rto_count": pa.int64(),
+    "spurious_rto": pa.int64(),
+    "spurious_retx": pa.int64(),
+    "ecn_marks": pa.int64(),
+    "max_cwnd": pa.int64(),
+    "max_pkt_drops": pa.int64(),
+    "tag": pa.int64(),
+}
+QUEUE_SCHEMA: dict[str, pa.DataType] = {
+    "node": pa.int64(),
+    "node_name": pa.string(),
+    "port": pa.int64(),
+    "peer_name": pa.string(),
+    "queue": pa.int64(),
+    "pkts_in": pa.int64(),
+    "bytes_in": pa.int64(),
+    "pkts_out": pa.int64(),
+    "bytes_out": pa.int64(),
+    "drops": pa.int64(),
+    "drops_static": pa.int64(),
+    "drops_shared": pa.int64(),
+    "drops_port": pa.int64(),
+    "drops_scheme": pa.int64(),
+    "ecn_marks": pa.int64(),
+    "max_bytes": pa.int64(),
+    "max_pkts": pa.int64(),
+    "busy_s": pa.float64(),
+}
+SAMPLE_SCHEMA: dict[str, pa.DataType] = {
+    "t_s": pa.float64(),
+    "node": pa.int64(),
+    "port": pa.int64(),
+    "queue": pa.int64(),
+    "bytes": pa.int64(),
+}
+SCHEMAS = {"flows": FLOW_SCHEMA, "queues": QUEUE_SCHEMA, "samples": SAMPLE_SCHEMA}
+
+# Fixed writer options: same input, same bytes.
+_PARQUET_OPTS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "use_dictionary": True,
+    "write_statistics": True,
+    "version": "2.6",
+    "data_page_version": "1.0",
+    "row_group_size": 1 << 20,
+    "store_schema": False,
+}
+
+
+def _to_arrow(columns: Mapping[str, Any], schema: Mapping[str, pa.DataType]) -> pa.Table:
+    """Columns (lists / arrays) → Arrow table with the known columns first, typed as declared.
+    Declared columns the core did not return are absent (not invented)."""
+    names = [c for c in schema if c in columns] + [c for c in columns if c not in schema]
+    arrays = []
+    lengths = set()
+    for name in names:
+        values = columns[name]
+        typ = schema.get(name)
+        if isinstance(values, pa.Array | pa.ChunkedArray):
+            arr = values if typ is None else values.cast(typ)
+        elif typ is not None and pa.types.is_floating(typ):
+            arr = pa.array(np.asarray(values, dtype=np.float64), type=typ)
+        else:
+            arr = pa.array(values, type=typ)
+        lengths.add(len(arr))
+        arrays.append(arr)
+    if len(lengths) > 1:
+        raise ValueError(f"columns of unequal length: {sorted(lengths)}")
+    return pa.table(dict(zip(names, arrays, strict=True)))
+
+
+def _from_arrow(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas()
+
+
+def _frame_to_arrow(df: pd.DataFrame, schema: Mapping[str, pa.DataType]) -> pa.Table:
+    cols = {c: pa.array(df[c].to_numpy(), type=schema.get(c)) if c in schema
+            else pa.Array.from_pandas(df[c]) for c in df.columns}
+    return _to_arrow(cols, schema).replace_schema_metadata(None)
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serializable: {type(o).__name__}")
+
+
+def _dump_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
+
+
+@dataclass
+class Results:
+    """One run's results.
+
+    ``flows``: one row per flow (see docs/python-api.md for the columns); ``queues``: one row per
+    switch/host egress queue; ``samples``: optional queue-length time series (may be empty);
+    ``meta``: seed, versions, events, packet_hops, wall_s, config_hash, ...; ``scenario``: the
+    normalized scenario that produced them.
+    """
+
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    samples: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+    scenario: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def from_core(
+        cls,
+        out: Mapping[str, Any],
+        *,
+        scenario: dict[str, Any],
+        config_hash: str,
+        extra_meta: Mapping[str, Any] | None = None,
+    ) -> Results:
+        """Wrap the dict returned by ``_core.run``."""
+        tables = {
+            name: _from_arrow(_to_arrow(out.get(name) or {}, schema))
+            for name, schema in SCHEMAS.items()
+        }
+        meta = dict(out.get("meta") or {})
+        meta["config_hash"] = config_hash
+        if extra_meta:
+            meta.update(extra_meta)
+        return cls(tables["flows"], tables["queues"], tables["samples"], meta, scenario)
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the results to ``directory`` atomically and return its path.
+
+        Everything is written into a hidden temporary sibling first; only when all files are
+        complete is it renamed to ``directory`` (an existing ``directory`` is swapped out at that
+        last moment). An error or interrupt leaves either the old directory or none.
+        """
+        target = Path(directory).absolute()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tag = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp = target.parent / f".{target.name}{TMP_MARK}{tag}"
+        tmp.mkdir()
+        try:
+            for name, schema in SCHEMAS.items():
+                table = _frame_to_arrow(getattr(self, name), schema)
+                _write_parquet(table, tmp / f"{name}.parquet")
+            _write_text(tmp / "scenario.json", _dump_json(self.scenario))
+            _write_text(tmp / "meta.json", _dump_json(self.meta))  # last: marks completion
+            _fsync_dir(tmp)
+            if target.exists():
+                old = target.parent / f".{target.name}{OLD_MARK}{tag}"
+                os.replace(target, old)
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    os.replace(old, target)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, target)
+            _fsync_dir(target.parent)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self.path = target
+        return target
+
+    # -- conveniences ------------------------------------------------------------------------
+
+    @property
+    def measured(self) -> pd.DataFrame:
+        """Flows that started inside the measurement window."""
+        return self.flows[self.flows["in_window"]]
+
+    def summary(self) -> str:
+        from .analysis import summary_table
+
+        return summary_table(self)
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (
+            f"Results(scenario={m.get('scenario_name')!r}, seed={m.get('seed')}, "
+            f"flows={len(self.flows)}, completed={m.get('flows_completed')}, "
+            f"hash={str(m.get('config_hash', ''))[:12]})"
+        )
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    pq.write_table(table.replace_schema_metadata(None), path, **_PARQUET_OPTS)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def is_complete(directory: str | os.PathLike[str]) -> bool:
+    """True if ``directory`` holds a complete saved result."""
+    d = Path(directory)
+    return d.is_dir() and all((d / f).is_file() for f in FILES)
+
+
+def load(directory: str | os.PathLike[str]) -> Results:
+    """Read a directory written by :meth:`Results.save`."""
+    d = Path(directory)
+    if not is_complete(d):
+        missing = [f for f in FILES if not (d / f).is_file()]
+        raise FileNotFoundError(f"{d} is not a complete dcnsim result (missing: {missing})")
+    tables = {name: _from_arrow(pq.read_table(d / f"{name}.parquet")) for name in SCHEMAS}
+    meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+    scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
+    return Results(tables["flows"], tables["queues"], tables["samples"], meta, scenario,
+                   path=d.absolute())
+
+
+def _owner_alive(name: str, max_age_s: float, mtime: float) -> bool:
+    """Whether the save that made a temp dir named ``name`` may still be running."""
+    marker = TMP_MARK if TMP_MARK in name else OLD_MARK
+    tag = name.split(marker, 1)[1]
+    parts = tag.rsplit("-", 2)  # host-pid-random (host names may contain "-")
+    if len(parts) == 3 and parts[0] == socket.gethostname() and parts[1].isdigit():
+        pid = int(parts[1])
+        if pid == os.getpid():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    # another machine (shared file system): trust it only for a while
+    return time.time() - mtime < max_age_s
+
+
+def clean_stale_temp(parent: str | os.PathLike[str], max_age_s: float = 6 * 3600) -> int:
+    """Remove temporary/old directories that interrupted saves left in ``parent``.
+
+    Directories of saves still running (a live process on this host, or for other hosts one
+    younger than ``max_age_s``) are left alone, so shards sharing a cache do not disturb
+    each other. Returns the number removed.
+    """
+    n = 0
+    p = Path(parent)
+    if not p.is_dir():
+        return 0
+    for child in p.iterdir():
+        name = child.name
+        if not (name.startswith(".") and (TMP_MARK in name or OLD_MARK in name)):
+            continue
+        try:
+            mtime = child.stat().st_mtime
+        except OSError:
+            continue
+        if _owner_alive(name, max_age_s, mtime):
+            continue
+        shutil.rmtree(child, ignore_errors=True)
+        n += 1
+    return n

@@ -1,0 +1,281 @@
+"""Parameter sweeps: cartesian product of parameter values × seeds, run in parallel, cached.
+
+Layout of ``out_dir``::
+
+    out_dir/runs/<config_hash>/   one saved Results per distinct normalized scenario
+    out_dir/sweep.parquet         one row per (parameter point, seed) with key metrics
+
+Each run is keyed by the hash of its normalized scenario (which includes the seed), so a run that
+is already complete is never recomputed: an interrupted sweep, rerun with the same arguments,
+resumes where it stopped. Saves are atomic, so a killed run leaves only a hidden temporary
+directory, which the next sweep removes.
+
+Scaling out: ``shard=(i, n)`` runs only the runs whose position in the (deterministic) run list
+is ``i`` modulo ``n`` (0 ≤ i < n). Give each machine or array task its own ``i`` with a shared
+``out_dir`` (or copy the ``runs/`` directories together afterwards), then call with
+``collect=True`` to build ``sweep.parquet`` from the cache without running anything.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import analysis, api, config
+from .progress import Progress
+from .results import Results, clean_stale_temp, is_complete, load
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """One point of the sweep: parameter values, seed and the prepared scenario."""
+
+    index: int
+    params: dict[str, Any]
+    seed: int
+    prepared: config.Prepared = field(repr=False)
+
+    @property
+    def hash(self) -> str:
+        return self.prepared.hash
+
+
+class SweepError(RuntimeError):
+    """Some runs of a sweep failed (the others are saved and summarized)."""
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/8"`` → ``(2, 8)``; shards are numbered 0 … n-1."""
+    try:
+        i_s, n_s = text.split("/")
+        i, n = int(i_s), int(n_s)
+    except ValueError:
+        raise ValueError(f"shard must look like i/n (e.g. 0/4), got {text!r}") from None
+    if n < 1 or not 0 <= i < n:
+        raise ValueError(f"shard {text!r}: need n >= 1 and 0 <= i < n")
+    return i, n
+
+
+def shard_of(runs: Sequence[SweepRun], shard: tuple[int, int] | None) -> list[SweepRun]:
+    """The runs of shard ``(i, n)``: positions ≡ i (mod n) of the run list."""
+    if shard is None:
+        return list(runs)
+    i, n = shard
+    return [r for k, r in enumerate(runs) if k % n == i]
+
+
+def plan(
+    scenario: config.Scenario | None,
+    params: Mapping[str, Sequence[Any]],
+    seeds: int | Sequence[int] = 1,
+) -> list[SweepRun]:
+    """Expand parameters × seeds into the run list (validated; deterministic order: parameters
+    vary in the order given, the last one fastest, seeds innermost). ``seeds=N`` means seeds
+    1…N. Points that normalize to the same scenario are run once."""
+    if isinstance(seeds, int):
+        seed_list = list(range(1, seeds + 1))
+    else:
+        seed_list = [int(s) for s in seeds]
+    if not seed_list:
+        raise config.ConfigError("need at least one seed", "seeds")
+    keys = list(params)
+    for k in keys:
+        config.parse_key_path(k)
+        if not list(params[k]):
+            raise config.ConfigError("parameter has no values", k)
+    base = config.load_scenario(scenario)
+    runs: list[SweepRun] = []
+    seen: set[str] = set()
+    for values in itertools.product(*(list(params[k]) for k in keys)):
+        point = dict(zip(keys, values, strict=True))
+        for seed in seed_list:
+            prep = config.prepare(base, seed=seed, overrides=point)
+            if prep.hash in seen:
+                continue
+            seen.add(prep.hash)
+            runs.append(SweepRun(len(runs), point, seed, prep))
+    return runs
+
+
+def _run_one(prep: config.Prepared, run_dir: str) -> str:
+    """Worker: simulate and save one run (atomically)."""
+    res = api.run_prepared(prep, progress=False)
+    res.save(run_dir)
+    return run_dir
+
+
+def _mp_context() -> Any:
+    # fork keeps user scripts without a __main__ guard (and notebooks) working
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def execute(
+    runs: Sequence[SweepRun],
+    out_dir: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    progress: bool = True,
+) -> tuple[int, list[tuple[SweepRun, BaseException]]]:
+    """Run every run of ``runs`` whose cache directory is not complete. Returns
+    ``(number run now, failures)``."""
+    runs_dir = Path(out_dir) / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    clean_stale_temp(runs_dir)
+    todo = [r for r in runs if not is_complete(runs_dir / r.hash)]
+    failures: list[tuple[SweepRun, BaseException]] = []
+    if not todo:
+        return 0, failures
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    cached = len(runs) - len(todo)
+    bar = Progress(len(todo), "sweep", unit="runs", enabled=progress)
+    if cached:
+        bar.extra = f"({cached} cached)"
+    with bar:
+        if jobs == 1:
+            for r in todo:
+                try:
+                    _run_one(r.prepared, str(runs_dir / r.hash))
+                except Exception as exc:
+                    failures.append((r, exc))
+                bar.advance(1, f"{len(failures)} failed" if failures else "")
+            return len(todo) - len(failures), failures
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context())
+        try:
+            pending: dict[Future[str], SweepRun] = {
+                pool.submit(_run_one, r.prepared, str(runs_dir / r.hash)): r for r in todo
+            }
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    r = pending.pop(fut)
+                    exc = fut.exception()
+                    if exc is not None:
+                        failures.append((r, exc))
+                    bar.advance(1, f"{len(failures)} failed" if failures else "")
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return len(todo) - len(failures), failures
+
+
+def _short_label(label: str) -> str:
+    return label.strip("()[]").replace(",", "-")
+
+
+def run_metrics(res: Results) -> dict[str, Any]:
+    """Key metrics of one run, as one flat row of the sweep table."""
+    m = res.meta
+    row: dict[str, Any] = {
+        "flows_total": int(m.get("flows_total", len(res.flows))),
+        "flows_completed": int(m.get("flows_completed", 0)),
+    }
+    overall = analysis.fct_stats(res, by=None).iloc[0]
+    row["flows_in_window"] = int(overall["count"] + overall["unfinished"])
+    row["unfinished"] = int(overall["unfinished"])
+    for stat in ("mean", "p50", "p99", "p99.9"):
+        row[f"fct_{stat}_s"] = float(overall[stat])
+    sd = analysis.fct_stats(res, by=None, metric="slowdown").iloc[0]
+    for stat in ("mean", "p50", "p99", "p99.9"):
+        row[f"slowdown_{stat}"] = float(sd[stat])
+    by_bucket = analysis.fct_stats(res, by="bucket", metric="slowdown")
+    for _, b in by_bucket.iterrows():
+        lab = _short_label(str(b["bucket"]))
+        row[f"slowdown_p50[{lab}]"] = float(b["p50"])
+        row[f"slowdown_p99[{lab}]"] = float(b["p99"])
+    q = res.queues
+    row["drops"] = int(q["drops"].sum()) if "drops" in q else 0
+    row["ecn_marks"] = int(q["ecn_marks"].sum()) if "ecn_marks" in q else 0
+    row["deadline_miss_ratio"] = analysis.deadline_miss_ratio(res)["ratio"]
+    for k in ("events", "packet_hops", "sim_time_s", "wall_s"):
+        if k in m:
+            row[k] = m[k]
+    return row
+
+
+def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Build (and write atomically) ``out_dir/sweep.parquet`` from the complete cached runs.
+    Runs not (yet) complete get a row with ``done = False`` and no metrics."""
+    out = Path(out_dir)
+    rows = []
+    for r in runs:
+        d = out / "runs" / r.hash
+        row: dict[str, Any] = {**{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed,
+                               "config_hash": r.hash, "run_dir": f"runs/{r.hash}"}
+        row["done"] = is_complete(d)
+        if row["done"]:
+            row.update(run_metrics(load(d)))
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    _write_table(df, out / "sweep.parquet")
+    return df
+
+
+def _cell(v: Any) -> Any:
+    # lists/tables as parameter values are written as text so the column has one type
+    return v if isinstance(v, str | int | float | bool) else repr(v)
+
+
+def _write_table(df: pd.DataFrame, path: Path) -> None:
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    for i, name in enumerate(table.column_names):
+        if pa.types.is_null(table.schema.field(i).type):
+            table = table.set_column(i, name, table.column(i).cast(pa.float64()))
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        pq.write_table(table.replace_schema_metadata(None), tmp, compression="zstd")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def sweep(
+    scenario: config.Scenario | None,
+    params: Mapping[str, Sequence[Any]],
+    seeds: int | Sequence[int] = 1,
+    jobs: int | None = None,
+    out_dir: str | os.PathLike[str] = "sweep",
+    *,
+    shard: tuple[int, int] | None = None,
+    collect_only: bool = False,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run ``scenario`` for every combination of ``params`` values × ``seeds``.
+
+    ``params`` maps key paths (as for ``--set``) to lists of values; ``seeds`` is a count
+    (seeds 1…N) or a list; ``jobs`` worker processes (default: all cores). Returns the summary
+    table (also written to ``out_dir/sweep.parquet``). Raises :class:`SweepError` after saving
+    everything else if some runs failed, and ConfigError before running anything if any point
+    is invalid.
+    """
+    runs = plan(scenario, params, seeds)
+    failures: list[tuple[SweepRun, BaseException]] = []
+    if not collect_only:
+        _, failures = execute(shard_of(runs, shard), out_dir, jobs=jobs, progress=progress)
+    df = collect(runs, out_dir)
+    if failures:
+        lines = [f"  {r.hash[:12]} {r.params} seed={r.seed}: {type(e).__name__}: {e}"
+                 for r, e in failures[:10]]
+        more = "" if len(failures) <= 10 else f"\n  ... and {len(failures) - 10} more"
+        raise SweepError(f"{len(failures)} of {len(runs)} runs failed:\n" + "\n".join(lines)
+                         + more)
+    return df
+
+
+__all__ = ["SweepError", "SweepRun", "collect", "execute", "parse_shard", "plan", "shard_of",
+           "sweep"]
+
