@@ -75,6 +75,8 @@ def load_toml(path: str | Path) -> dict[str, Any]:
 def load_scenario(scenario: Scenario | None) -> dict[str, Any]:
     """Turn any accepted scenario form into a fresh raw dict (no defaults filled in)."""
     if scenario is None:
+        if DEFAULT_SCENARIO not in shipped_scenarios():
+            return {}  # the core's own defaults form a complete scenario
         scenario = DEFAULT_SCENARIO
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario))

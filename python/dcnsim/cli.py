@@ -1,0 +1,354 @@
+"""The ``dcnsim`` command line: a thin shell over the Python API.
+
+Exit codes: 0 success; 2 bad input (the message names the offending key, no traceback, no output
+directory left behind); 1 internal error (rerun with ``--debug`` for the traceback); 130 when
+interrupted (no partial output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from . import api, config
+
+    prep = config.prepare(args.scenario, seed=args.seed, overrides=args.set)
+    res = api.run_prepared(prep, progress=not args.quiet)
+    if args.output:
+        path = res.save(args.output)
+        if not args.quiet:
+            _err(f"saved to {path}")
+    if not args.quiet:
+        print(res.summary())
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from . import config
+
+    status = EXIT_OK
+    for sc in args.scenarios:
+        try:
+            prep = config.prepare(sc, overrides=args.set)
+        except ConfigError as e:
+            _err(f"error: {sc}: {e.path}: {e.message}")
+            status = EXIT_BAD_INPUT
+            continue
+        if args.show:
+            print(config.dumps_toml(prep.normalized), end="")
+        else:
+            print(f"ok: {sc} (config hash {prep.hash[:12]})")
+    return status
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plots
+    from .results import load
+
+    runs = {}
+    for d in args.dirs:
+        try:
+            res = load(d)
+        except FileNotFoundError as e:
+            raise ConfigError(str(e), "DIR") from None
+        runs[str(d)] = res
+    out = Path(args.output) if args.output else Path(args.dirs[0]) / "plots"
+    for p in plots.plot_all(runs, out, args.format):
+        print(p)
+    return EXIT_OK
+
+
+def split_values(text: str) -> list[str]:
+    """Split ``v1,v2,[1,2],"a,b"`` on the commas outside brackets, braces and quotes."""
+    out: list[str] = []
+    depth = 0
+    quote = ""
+    cur = ""
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    out.append(cur.strip())
+    return [v for v in out if v != ""]
+
+
+def parse_param(spec: str) -> tuple[str, list[Any]]:
+    from . import config
+
+    key, sep, values = spec.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError("--param must look like key.path=v1,v2,...", key or spec)
+    config.parse_key_path(key)
+    vals = [config.parse_value(v) for v in split_values(values)]
+    if not vals:
+        raise ConfigError("--param needs at least one value", key)
+    return key, vals
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import parse_shard
+    from .sweep import sweep as run_sweep
+
+    params: dict[str, list[Any]] = {}
+    for spec in args.param:
+        k, v = parse_param(spec)
+        params[k] = v
+    shard = None
+    if args.shard:
+        try:
+            shard = parse_shard(args.shard)
+        except ValueError as e:
+            raise ConfigError(str(e), "--shard") from None
+    seeds: int | list[int] = args.seeds
+    if args.seed_list:
+        seeds = [int(s) for s in split_values(args.seed_list)]
+    df = run_sweep(args.scenario, params, seeds=seeds, jobs=args.jobs, out_dir=args.output,
+                  shard=shard, collect_only=args.collect, progress=not args.quiet)
+    done = int(df["done"].sum()) if "done" in df else 0
+    if not args.quiet:
+        cols = [*params, "seed", "done"]
+        cols += [c for c in ("unfinished", "fct_p50_s", "fct_p99_s", "slowdown_p99") if c in df]
+        import pandas as pd
+
+        with pd.option_context("display.width", 160, "display.max_rows", 60):
+            print(df[cols].to_string(index=False))
+    _err(f"{done}/{len(df)} runs complete; summary in {Path(args.output) / 'sweep.parquet'}")
+    return EXIT_OK
+
+
+def _bench_one(name: str) -> dict[str, Any]:
+    """Run one benchmark in a fresh interpreter so its peak RSS is its own."""
+    code = (
+        "import json, resource, sys\n"
+        "from dcnsim import _native\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "r = _native.bench(sys.argv[1])\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "r['peak_rss_mb'] = peak / 1024\n"
+        "r['rss_growth_mb'] = (peak - base) / 1024\n"
+        "print(json.dumps(r))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        if "ConfigError" in last:
+            raise ConfigError(last.split(":", 1)[-1].strip(), "bench")
+        raise RuntimeError(f"benchmark {name} failed: {last}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import _native
+
+    available = _native.bench_names()
+    names = args.names or available
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ConfigError(f"unknown benchmark {unknown[0]!r}; available: {', '.join(available)}",
+                          "bench")
+    results = []
+    for n in names:
+        if not args.json:
+            _err(f"bench {n} ...")
+        results.append(_bench_one(n))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return EXIT_OK
+    headers = ["bench", "events", "M events/s", "packet-hops", "M hops/s", "sim time",
+               "wall", "peak RSS"]
+    rows = [[r["name"], f"{r['events']:,}", f"{r['events_per_s'] / 1e6:.2f}",
+             f"{r['packet_hops']:,}", f"{r['hops_per_s'] / 1e6:.2f}",
+             f"{r['sim_time_s'] * 1e3:.3g} ms", f"{r['wall_s']:.2f} s",
+             f"{r['peak_rss_mb']:.0f} MB"] for r in results]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    return EXIT_OK
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import papers
+
+    avail = papers.available()
+    if args.paper not in papers.PAPERS:
+        listing = ", ".join(avail) if avail else "none registered yet"
+        _err(f"error: no reproduction named {args.paper!r} (available: {listing})")
+        return EXIT_BAD_INPUT
+    mod = papers.get(args.paper)
+    out = Path(args.output or f"reproduce-{args.paper}{'-full' if args.full else ''}")
+    mod.reproduce(out, full=args.full, jobs=args.jobs, progress=not args.quiet)
+    _err(f"results in {out}")
+    return EXIT_OK
+
+
+def cmd_cdfs(args: argparse.Namespace) -> int:
+    from . import _native
+
+    for name in _native.builtin_cdfs():
+        print(name)
+    return EXIT_OK
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    from . import config
+
+    for name in config.shipped_scenarios():
+        print(name)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dcnsim",
+        description="Packet-level datacenter network simulator.",
+        epilog="Exit codes: 0 ok, 1 internal error, 2 bad input, 130 interrupted.",
+    )
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    p.add_argument("--version", action="store_true", help="print versions and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def scenario_opts(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a scenario value, e.g. classes[0].workload.load=0.3 "
+                             "(value parsed as TOML, else taken as a string); repeatable")
+
+    r = sub.add_parser("run", help="run one scenario and print FCT percentiles by size")
+    r.add_argument("scenario", nargs="?", default=None,
+                   help="TOML file or shipped scenario name (default: the built-in default)")
+    scenario_opts(r)
+    r.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    r.add_argument("-o", "--output", metavar="DIR", help="save results (Parquet + JSON) here")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check scenarios without running them")
+    v.add_argument("scenarios", nargs="+", metavar="SCENARIO")
+    scenario_opts(v)
+    v.add_argument("--show", action="store_true",
+                   help="print the normalized scenario (all defaults filled in) as TOML")
+    v.set_defaults(func=cmd_validate)
+
+    pl = sub.add_parser("plot", help="plot saved results (FCT CDF, percentiles, queues)")
+    pl.add_argument("dirs", nargs="+", metavar="DIR", help="result directories (from run -o)")
+    pl.add_argument("-o", "--output", metavar="OUT", help="output directory (default DIR/plots)")
+    pl.add_argument("--format", choices=["png", "svg"], default="png")
+    pl.set_defaults(func=cmd_plot)
+
+    s = sub.add_parser("sweep", help="run a parameter sweep on all cores, cached by config hash")
+    s.add_argument("scenario", help="TOML file or shipped scenario name")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="a swept key and its values; repeat for a cartesian product")
+    s.add_argument("--seeds", type=int, default=1, help="seeds 1..N per point (default 1)")
+    s.add_argument("--seed-list", metavar="S1,S2,...", help="explicit seeds instead of --seeds")
+    s.add_argument("-j", "--jobs", type=int, default=None,
+                   help="worker processes (default: all cores)")
+    s.add_argument("-o", "--output", metavar="DIR", required=True, help="sweep directory")
+    s.add_argument("--shard", metavar="I/N",
+                   help="run only slice I of N (0 <= I < N) of the run list, for clusters")
+    s.add_argument("--collect", action="store_true",
+                   help="run nothing; build sweep.parquet from the cached runs")
+    s.add_argument("-q", "--quiet", action="store_true")
+    s.set_defaults(func=cmd_sweep)
+
+    b = sub.add_parser("bench", help="run the performance benchmarks (events/s, hops/s, memory)")
+    b.add_argument("names", nargs="*", metavar="NAME", help="benchmarks (default: all)")
+    b.add_argument("--json", action="store_true", help="machine-readable output")
+    b.set_defaults(func=cmd_bench)
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper's experiments")
+    rp.add_argument("paper", metavar="PAPER")
+    rp.add_argument("--full", action="store_true", help="paper scale (slow); default reduced")
+    rp.add_argument("-o", "--output", metavar="DIR")
+    rp.add_argument("-j", "--jobs", type=int, default=None)
+    rp.add_argument("-q", "--quiet", action="store_true")
+    rp.set_defaults(func=cmd_reproduce)
+
+    c = sub.add_parser("cdfs", help="list the built-in flow-size CDFs")
+    c.set_defaults(func=cmd_cdfs)
+    sc = sub.add_parser("scenarios", help="list the shipped scenarios")
+    sc.set_defaults(func=cmd_scenarios)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from . import __version__, _native
+
+        core = _native.version() if _native.available() else "not built"
+        print(f"dcnsim {__version__} (core {core})")
+        return EXIT_OK
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args))
+    except ConfigError as e:
+        _err(f"error: {e.path}: {e.message}" if e.path else f"error: {e.message}")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # output piped into e.g. `head`: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as e:
+        if args.debug:
+            traceback.print_exc()
+        from .sweep import SweepError
+
+        if isinstance(e, SweepError):
+            _err(f"error: {e}")
+        else:
+            _err(f"internal error: {type(e).__name__}: {e}")
+        if not args.debug:
+            _err("(rerun with --debug for the traceback)")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

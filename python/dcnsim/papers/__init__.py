@@ -1,0 +1,30 @@
+"""Registry of paper reproductions run by ``dcnsim reproduce PAPER``.
+
+Each entry maps a short name to a module inside this package. A reproduction module provides::
+
+    TITLE: str                      # the paper, for `dcnsim reproduce --list`
+    def reproduce(out_dir: pathlib.Path, *, full: bool, jobs: int | None,
+                  progress: bool) -> None
+
+``full=False`` is the reduced-scale version that runs in CI; ``full=True`` is paper scale. A
+reproduction writes its runs (via :func:`dcnsim.sweep`), tables and plots under ``out_dir`` and
+must never leave a partial output directory on error.
+
+To add one: create ``papers/<name>.py`` and add ``"<name>": "dcnsim.papers.<name>"`` below.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+PAPERS: dict[str, str] = {}
+
+
+def available() -> list[str]:
+    return sorted(PAPERS)
+
+
+def get(name: str) -> ModuleType:
+    """The reproduction module for ``name``; KeyError if none is registered."""
+    return importlib.import_module(PAPERS[name])
