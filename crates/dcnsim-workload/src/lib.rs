@@ -35,7 +35,7 @@ pub use incast::{incast, IncastSpec};
 pub use pattern::{permutation_long_flows, Pairs};
 pub use size::SizeDist;
 
-pub use dcnsim_engine::{Rng, Time};
+pub use dcnsim_engine::{Rng, Time, MS, NS, SEC, US};
 use serde::{Deserialize, Serialize};
 
 use crate::error::err;

@@ -422,7 +422,7 @@ mod tests {
             .all(|&(s, d)| s != d && [1, 2, 3].contains(&s) && [3, 4].contains(&d)));
         // Source 3 can only send to 4.
         assert!(v.iter().filter(|p| p.0 == 3).all(|p| p.1 == 4));
-        assert!(v.iter().any(|&p| p == (1, 3)));
+        assert!(v.contains(&(1, 3)));
         let bad = |src: Vec<u32>, dst: Vec<u32>| {
             PairPicker::new(&Pairs::Fixed { src, dst }, &h, 1, 0, "pairs")
                 .err()
