@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dcnsim
+from dcnsim import _native, cli, papers
+
+
+def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dcnsim", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_run_prints_summary_and_saves(tmp_path: Path, fake, capsys) -> None:
+    out = tmp_path / "res"
+    rc = cli.main(["run", "--set", "topology.leaves=3", "--seed", "4", "-o", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "(0,10KB]" in text and "p99" in text
+    res = dcnsim.load(out)
+    assert res.meta["seed"] == 4 and res.scenario["topology"]["leaves"] == 3
+
+
+def test_unknown_key_exit_2_names_key_and_leaves_no_output(tmp_path: Path, fake, capsys) -> None:
+    out = tmp_path / "res"
+    rc = cli.main(["run", "--set", "topology.leavez=3", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("error: topology.leavez: ")
+    assert "Traceback" not in err
+    assert not out.exists() and os.listdir(tmp_path) == []
+
+
+def test_missing_scenario_file_exit_2(tmp_path: Path, fake, capsys) -> None:
+    rc = cli.main(["run", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "o")])
+    assert rc == 2
+    assert "error: scenario: " in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_interrupt_exit_130_and_no_output(tmp_path: Path, fake, monkeypatch, capsys) -> None:
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fake, "run", interrupted)
+    rc = cli.main(["run", "-o", str(tmp_path / "o")])
+    assert rc == 130
+    assert not (tmp_path / "o").exists()
+
+
+def test_internal_error_exit_1_with_hint(tmp_path: Path, fake, monkeypatch, capsys) -> None:
+    def broken(*a, **k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(fake, "run", broken)
+    rc = cli.main(["run", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "simulated bug" in err and "--debug" in err
+    assert "Traceback" not in err
+    rc = cli.main(["--debug", "run"])
+    assert rc == 1 and "Traceback" in capsys.readouterr().err
+
+
+def test_validate_many(tmp_path: Path, fake, capsys) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text('name = "g"\n[topology]\nleaves = 3\n')
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[topology]\nleaves = -1\n")
+    assert cli.main(["validate", str(good)]) == 0
+    assert "ok: " in capsys.readouterr().out
+    assert cli.main(["validate", str(good), str(bad)]) == 2
+    assert "topology.leaves" in capsys.readouterr().err
+    assert cli.main(["validate", "--show", str(good)]) == 0
+    assert "[topology]" in capsys.readouterr().out
+
+
+def test_split_values_and_params() -> None:
+    assert cli.split_values("1,2, 3") == ["1", "2", "3"]
+    assert cli.split_values('[1,2],"a,b",x') == ["[1,2]", '"a,b"', "x"]
+    assert cli.parse_param("a.b=0.1,0.2") == ("a.b", [0.1, 0.2])
+    with pytest.raises(dcnsim.ConfigError):
+        cli.parse_param("a.b=")
+
+
+def test_sweep_cli_and_resume(tmp_path: Path, fake, capsys) -> None:
+    sc = tmp_path / "s.toml"
+    sc.write_text('name = "s"\n')
+    args = ["sweep", str(sc), "--param", "topology.leaves=2,3", "--seeds", "2", "-j", "1",
+            "-o", str(tmp_path / "sw")]
+    assert cli.main(args) == 0
+    assert "4/4 runs complete" in capsys.readouterr().err
+    assert len(os.listdir(tmp_path / "sw" / "runs")) == 4
+    assert cli.main([*args, "--collect"]) == 0
+    assert cli.main([*args[:-2], "-o", str(tmp_path / "sw2"), "--shard", "0/2"]) == 0
+    assert "2/4 runs complete" in capsys.readouterr().err
+    assert cli.main([*args, "--shard", "2/2"]) == 2
+
+
+def test_plot(tmp_path: Path, fake) -> None:
+    dcnsim.run({"outputs": {"samples": True}}, progress=False).save(tmp_path / "r")
+    assert cli.main(["plot", str(tmp_path / "r"), "--format", "svg"]) == 0
+    names = sorted(os.listdir(tmp_path / "r" / "plots"))
+    assert names == ["fct_cdf.svg", "fct_p99_by_size.svg", "queues.svg",
+                     "slowdown_p99_by_size.svg"]
+    assert cli.main(["plot", str(tmp_path / "nope")]) == 2
+
+
+def test_reproduce_unknown_paper_lists_available(fake, capsys) -> None:
+    assert cli.main(["reproduce", "nosuchpaper"]) == 2
+    err = capsys.readouterr().err
+    assert "nosuchpaper" in err
+    assert ("none registered" in err) if not papers.available() else all(
+        p in err for p in papers.available())
+
+
+def test_cdfs(fake, capsys) -> None:
+    assert cli.main(["cdfs"]) == 0
+    assert capsys.readouterr().out.split() == fake.builtin_cdfs()
+
+
+def test_subprocess_run_and_bench(tmp_path: Path, fake_env) -> None:
+    p = run_cli(["run", "-o", "out", "--quiet"], fake_env, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert dcnsim.results.is_complete(tmp_path / "out")
+    p = run_cli(["run", "--set", "classes[0].workload.load=7"], fake_env, tmp_path)
+    assert p.returncode == 2 and "classes[0].workload.load" in p.stderr
+    p = run_cli(["bench", "--json", "tiny"], fake_env, tmp_path)
+    assert p.returncode == 0, p.stderr
+    (b,) = json.loads(p.stdout)
+    assert b["name"] == "tiny" and b["peak_rss_mb"] > 0 and b["events_per_s"] > 0
+    p = run_cli(["bench", "nosuch"], fake_env, tmp_path)
+    assert p.returncode == 2
+
+
+def test_native_error_mapping_keeps_other_errors(fake, monkeypatch) -> None:
+    def broken(*a, **k):
+        raise TypeError("x")
+
+    monkeypatch.setattr(fake, "validate", broken)
+    with pytest.raises(TypeError):
+        _native.validate({})

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import importlib
+import os
+import socket
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dcnsim.errors import ConfigError
+from dcnsim.results import is_complete
+
+# `dcnsim.sweep` is the function (re-exported by the package); the module is dcnsim.sweep too
+sw = importlib.import_module("dcnsim.sweep")
+
+PARAMS = {"classes[0].workload.load": [0.2, 0.5], "topology.leaves": [2, 3]}
+
+
+def _saves(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every run that is actually simulated (jobs=1 runs in-process)."""
+    calls: list[str] = []
+    real = sw._run_one
+
+    def counting(prep, run_dir):
+        calls.append(prep.hash)
+        return real(prep, run_dir)
+
+    monkeypatch.setattr(sw, "_run_one", counting)
+    return calls
+
+
+def test_plan_is_cartesian_and_deterministic(fake) -> None:
+    runs = sw.plan({}, PARAMS, seeds=3)
+    assert len(runs) == 2 * 2 * 3
+    assert [(r.params["classes[0].workload.load"], r.params["topology.leaves"], r.seed)
+            for r in runs[:4]] == [(0.2, 2, 1), (0.2, 2, 2), (0.2, 2, 3), (0.2, 3, 1)]
+    assert [r.hash for r in runs] == [r.hash for r in sw.plan({}, PARAMS, seeds=3)]
+    assert len({r.hash for r in runs}) == len(runs)
+    # points that normalize identically are run once
+    assert len(sw.plan({}, {"topology.leaves": [2, 2]}, seeds=[1])) == 1
+
+
+def test_plan_rejects_bad_points_before_running(fake) -> None:
+    with pytest.raises(ConfigError) as e:
+        sw.plan({}, {"topology.leavez": [1, 2]}, seeds=1)
+    assert e.value.path == "topology.leavez"
+    with pytest.raises(ConfigError):
+        sw.plan({}, {"topology.leaves": []}, seeds=1)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 13])
+def test_shards_cover_run_list_exactly_once(fake, n: int) -> None:
+    runs = sw.plan({}, PARAMS, seeds=3)
+    parts = [sw.shard_of(runs, (i, n)) for i in range(n)]
+    hashes = [r.hash for p in parts for r in p]
+    assert sorted(hashes) == sorted(r.hash for r in runs)
+    assert len(hashes) == len(set(hashes))
+
+
+def test_parse_shard() -> None:
+    assert sw.parse_shard("0/4") == (0, 4)
+    for bad in ["4/4", "-1/2", "1", "a/b", "0/0"]:
+        with pytest.raises(ValueError):
+            sw.parse_shard(bad)
+
+
+def test_sweep_writes_summary_and_resumes_without_recomputing(
+        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _saves(monkeypatch)
+    df = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, progress=False)
+    assert len(calls) == 8 and len(df) == 8 and df["done"].all()
+    on_disk = pd.read_parquet(tmp_path / "sweep.parquet")
+    assert list(on_disk["seed"]) == [1, 2] * 4
+    assert {"classes[0].workload.load", "topology.leaves", "fct_p99_s", "slowdown_p99",
+            "unfinished", "config_hash"} <= set(on_disk.columns)
+    calls.clear()
+    df2 = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, progress=False)
+    assert calls == []
+    pd.testing.assert_frame_equal(df.drop(columns="wall_s"), df2.drop(columns="wall_s"))
+
+
+def test_interrupted_sweep_resumes_and_cleans_partial_runs(
+        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = sw.plan({}, PARAMS, seeds=1)
+    # a first, "killed" attempt: two runs finished, one left a half-written temp dir
+    sw.execute(runs[:2], tmp_path, jobs=1, progress=False)
+    dead_pid = 2**22 + 7  # above the default pid_max: no such process
+    partial = tmp_path / "runs" / f".{runs[2].hash}.tmp-{socket.gethostname()}-{dead_pid}-x"
+    partial.mkdir()
+    (partial / "flows.parquet").write_bytes(b"garbage")
+    calls = _saves(monkeypatch)
+    df = sw.sweep({}, PARAMS, seeds=1, jobs=1, out_dir=tmp_path, progress=False)
+    assert sorted(calls) == sorted(r.hash for r in runs[2:])
+    assert not partial.exists()
+    assert df["done"].all()
+    assert sorted(os.listdir(tmp_path / "runs")) == sorted(r.hash for r in runs)
+
+
+def test_sweep_in_parallel_processes(tmp_path: Path, fake) -> None:
+    df = sw.sweep({}, PARAMS, seeds=1, jobs=2, out_dir=tmp_path, progress=False)
+    assert df["done"].all()
+    assert all(is_complete(tmp_path / "runs" / h) for h in df["config_hash"])
+
+
+def test_shards_then_collect(tmp_path: Path, fake) -> None:
+    for i in range(3):
+        sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, shard=(i, 3), progress=False)
+    partial = sw.sweep({}, PARAMS, seeds=3, jobs=1, out_dir=tmp_path, collect_only=True,
+                       progress=False)
+    assert int(partial["done"].sum()) == 8 and len(partial) == 12  # seed 3 not run yet
+    df = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, collect_only=True,
+                  progress=False)
+    assert df["done"].all() and len(df) == 8
+
+
+def test_failed_runs_are_reported_and_others_kept(
+        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = sw._run_one
+    bad = sw.plan({}, PARAMS, seeds=1)[1].hash
+
+    def sometimes(prep, run_dir):
+        if prep.hash == bad:
+            raise RuntimeError("boom")
+        return real(prep, run_dir)
+
+    monkeypatch.setattr(sw, "_run_one", sometimes)
+    with pytest.raises(sw.SweepError, match="1 of 4 runs failed"):
+        sw.sweep({}, PARAMS, seeds=1, jobs=1, out_dir=tmp_path, progress=False)
+    df = pd.read_parquet(tmp_path / "sweep.parquet")
+    assert int(df["done"].sum()) == 3
