@@ -158,7 +158,11 @@ pub(crate) fn check_load(load: f64, path: &str) -> Result<(), WorkloadError> {
     }
 }
 
-/// Generates the flows of `spec`, sorted by start. Errors name keys relative to the spec
+/// Generates the flows of `spec`, sorted by start: a Poisson process of rate
+/// `λ = load × C / (8 × E[size])` flows per second in `[start, stop)` (see the module
+/// docs for `C`), each flow with an independent size, pair and deadline.
+///
+/// Errors name keys relative to the spec
 /// (`"load"`, `"sizes.scale"`, `"pairs.src[1]"`, `"hosts.n"`); prefix them with
 /// [`WorkloadError::at`]. `stream_index` selects this workload's random streams (use one
 /// per class).
@@ -218,7 +222,9 @@ pub fn poisson(
     let mut pair_rng = Rng::stream(rng_master, rng_purpose::PAIR, stream_index);
     let mut dl_rng = Rng::stream(rng_master, rng_purpose::DEADLINE, stream_index);
 
-    let mut flows = Vec::with_capacity((expected * 1.01 + 16.0).min(limit as f64) as usize);
+    // Reserve for the expected count, but let a huge explicit max_flows grow on demand.
+    let mut flows =
+        Vec::with_capacity((expected * 1.01 + 16.0).min(limit as f64).min(1e6) as usize);
     // Accumulate in f64 picoseconds (exact to well below 1 ps for hours) and round each
     // start, so per-gap rounding does not bias the rate.
     let mut t = spec.start as f64;

@@ -260,7 +260,7 @@ pub fn incast(
         let expected = (spec.stop - spec.start) as f64 / mean_gap;
         check_count(expected, fan_in)?;
         let mut rng = Rng::stream(rng_master, rng_purpose::INCAST_ROUNDS, stream_index);
-        let mut v = Vec::with_capacity((expected * 1.01 + 16.0) as usize);
+        let mut v = Vec::with_capacity((expected * 1.01 + 16.0).min(1e6) as usize);
         let mut t = spec.start as f64;
         loop {
             t += mean_gap * rng.exp(1.0);
@@ -277,7 +277,7 @@ pub fn incast(
 
     let mut recv_rng = Rng::stream(rng_master, rng_purpose::INCAST_RECEIVER, stream_index);
     let mut send_rng = Rng::stream(rng_master, rng_purpose::INCAST_SENDERS, stream_index);
-    let mut size_rng = Rng::stream(rng_master, rng_purpose::SIZE, stream_index);
+    let mut size_rng = Rng::stream(rng_master, rng_purpose::INCAST_SIZE, stream_index);
     let mut jit_rng = Rng::stream(rng_master, rng_purpose::INCAST_JITTER, stream_index);
     let eligible_for = |r: u32| -> Vec<u32> {
         pool.iter()

@@ -17,7 +17,21 @@
 //!   independent streams, so changing the size distribution leaves the unit exponential
 //!   gaps and the pair choices unchanged, and each class (its own `stream_index`) is
 //!   unaffected by the parameters of every other class.
+//!   Give every generator call (every class, every incast) its own `stream_index`.
 //! * No input panics: every invalid value is a [`WorkloadError`] naming its key.
+//!
+//! # Example
+//! ```
+//! use dcnsim_workload::*;
+//! // 16 hosts at 10 Gb/s, web search sizes at 50% load for 10 ms, plus an 8:1 incast.
+//! let hosts = Hosts::star(16, 10_000_000_000);
+//! let sizes = SizeDist::cdf(Cdf::builtin("websearch", "classes[0].workload.sizes.cdf")?);
+//! let bg = poisson(&PoissonSpec::new(sizes, 0.5, 0, 10 * MS), &hosts, 42, 0)?;
+//! let burst = incast(&IncastSpec::one_shot(0, 8, 64_000, 5 * MS), &hosts, 42, 1)?;
+//! let flows = merge_sorted(vec![bg, burst]);
+//! assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
+//! # Ok::<(), WorkloadError>(())
+//! ```
 
 pub mod arrivals;
 pub mod cdf;
@@ -156,6 +170,8 @@ pub mod rng_purpose {
     pub const INCAST_JITTER: u64 = BASE | 8;
     /// Incast round times (Poisson rounds).
     pub const INCAST_ROUNDS: u64 = BASE | 9;
+    /// Incast per-sender sizes.
+    pub const INCAST_SIZE: u64 = BASE | 10;
 }
 
 /// Upper bound on the number of flows (or incast rounds × fan-in) one generator call may
