@@ -1,1 +1,14 @@
+//! dcnsim: the packet-level datacenter network model.
+//!
+//! Layering, bottom to top: `packet` (wire types) → `net` (ports, schedulers, buffers, ECN)
+//! and `scheme` (hooks) → `topo` (graphs, routes) → `sim` (the event loop where hosts,
+//! transports and the fabric meet) → `scenario` (the user-facing schema and its builder).
+//! Transports live in the `dcnsim-transport` crate and workloads in `dcnsim-workload`;
+//! neither knows about the fabric.
 
+pub mod net;
+pub mod packet;
+pub mod scheme;
+pub mod sim;
+pub mod topo;
+pub mod units;

@@ -1,0 +1,237 @@
+//! Port, scheduler, buffer and ECN configuration (the `[switch]` and `[host]` tables of a
+//! scenario). These structs are both the scenario schema and the build input: their
+//! `Default` impls are the one place defaults live.
+
+use crate::units::{Amount, Bytes};
+use serde::{Deserialize, Serialize};
+
+pub const MAX_QUEUES: usize = 8;
+
+/// One value for every queue, or a list with one value per queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, expecting = "one value for all queues, or a list with one value per queue")]
+pub enum PerQueue<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T: Clone> PerQueue<T> {
+    /// Value for queue `i` (callers validate the list length first).
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            PerQueue::One(v) => v.clone(),
+            PerQueue::Many(v) => v[i.min(v.len().saturating_sub(1))].clone(),
+        }
+    }
+    pub fn len_ok(&self, n: usize) -> Result<(), String> {
+        match self {
+            PerQueue::One(_) => Ok(()),
+            PerQueue::Many(v) if v.len() == n => Ok(()),
+            PerQueue::Many(v) => Err(format!("expected {n} values (one per queue), got {}", v.len())),
+        }
+    }
+}
+
+/// Egress scheduler. See `net::sched`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchedConfig {
+    /// One queue, first come first served (every class maps to queue 0).
+    Fifo,
+    /// Non-preemptive strict priority: queue 0 first, then 1, ...
+    Strict,
+    /// Deficit round robin with weights (a WFQ approximation). quantum_i = w_i / min(w) × quantum.
+    Drr {
+        weights: Vec<f64>,
+        #[serde(default = "default_quantum")]
+        quantum: Bytes,
+    },
+    /// Queues `0..strict` in strict priority, the rest DRR with `weights` (one per remaining queue).
+    Mixed {
+        strict: u8,
+        weights: Vec<f64>,
+        #[serde(default = "default_quantum")]
+        quantum: Bytes,
+    },
+}
+
+fn default_quantum() -> Bytes {
+    Bytes(1538)
+}
+
+/// Where ECN thresholds measure occupancy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Occupancy {
+    /// The packet's own queue.
+    #[default]
+    Queue,
+    /// All queues of the egress port (PIAS per-port marking).
+    Port,
+}
+
+/// When a step marker looks at the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Enqueue,
+    Dequeue,
+}
+
+/// ECN marking of ECN-capable packets. See `net::mark`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum EcnConfig {
+    #[default]
+    None,
+    /// DCTCP step marking: CE iff occupancy ≥ k.
+    Step {
+        k: Amount,
+        #[serde(default)]
+        at: MarkAt,
+        #[serde(default)]
+        occupancy: Occupancy,
+    },
+    /// RED on instantaneous occupancy: p = 0 below kmin, pmax·(q−kmin)/(kmax−kmin) up to kmax, 1 above.
+    Red {
+        kmin: Amount,
+        kmax: Amount,
+        pmax: f64,
+        #[serde(default)]
+        occupancy: Occupancy,
+    },
+}
+
+/// Egress port configuration shared by every port of a kind (switch ports, host NICs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PortConfig {
+    /// Number of queues (1–8). Packets of class c use queue c (queue 0 when there is one queue).
+    pub queues: u8,
+    pub scheduler: SchedConfig,
+    /// Static per-queue limit; none = unlimited (bounded only by port/shared limits).
+    pub queue_limit: Option<PerQueue<Amount>>,
+    /// Static per-port limit on non-reserved bytes.
+    pub port_limit: Option<Amount>,
+    /// Bytes dedicated to a queue that no other queue may use (ResQueue §3).
+    pub reserved: PerQueue<Bytes>,
+    /// ECN marking per queue.
+    pub ecn: PerQueue<EcnConfig>,
+    /// Dynamic-threshold α per queue for the node's shared buffer (Choudhury–Hahne).
+    pub alpha: PerQueue<f64>,
+}
+
+impl Default for PortConfig {
+    fn default() -> Self {
+        PortConfig {
+            queues: 8,
+            scheduler: SchedConfig::Strict,
+            queue_limit: None,
+            port_limit: None,
+            reserved: PerQueue::One(Bytes(0)),
+            ecn: PerQueue::One(EcnConfig::None),
+            alpha: PerQueue::One(1.0),
+        }
+    }
+}
+
+/// Switch configuration: egress ports plus the optional shared buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SwitchConfig {
+    #[serde(flatten)]
+    pub port: PortConfig,
+    /// Switch-wide shared buffer (dynamic threshold admission); none = no shared limit.
+    pub shared_buffer: Option<Bytes>,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            port: PortConfig { port_limit: Some(Amount::Pkts(100)), ..PortConfig::default() },
+            shared_buffer: None,
+        }
+    }
+}
+
+/// Host NIC configuration: class queues (a qdisc) above an optional FIFO driver queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    #[serde(flatten)]
+    pub port: PortConfig,
+    /// Packets the FIFO driver queue below the class queues holds (LPF §3: 100; REFLEX: 20).
+    /// 0 = no driver queue: the NIC serves the class queues directly.
+    pub driver_queue: u32,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { port: PortConfig::default(), driver_queue: 0 }
+    }
+}
+
+impl PortConfig {
+    /// Checks the configuration, returning (key, message) for the first problem.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        let n = self.queues as usize;
+        if n == 0 || n > MAX_QUEUES {
+            return Err(("queues".into(), format!("expected 1 to {MAX_QUEUES}, got {n}")));
+        }
+        match &self.scheduler {
+            SchedConfig::Fifo if n != 1 => {
+                return Err(("scheduler".into(), format!("fifo serves one queue: expected queues = 1, got {n}")))
+            }
+            SchedConfig::Drr { weights, quantum } => check_weights(weights, n, quantum.0, "scheduler")?,
+            SchedConfig::Mixed { strict, weights, quantum } => {
+                let s = *strict as usize;
+                if s > n {
+                    return Err(("scheduler.strict".into(), format!("expected at most queues = {n}, got {s}")));
+                }
+                if s < n {
+                    check_weights(weights, n - s, quantum.0, "scheduler")?
+                } else if !weights.is_empty() {
+                    return Err(("scheduler.weights".into(), "all queues are strict: expected no weights".into()));
+                }
+            }
+            _ => {}
+        }
+        if let Some(q) = &self.queue_limit {
+            q.len_ok(n).map_err(|m| ("queue_limit".into(), m))?;
+        }
+        self.reserved.len_ok(n).map_err(|m| ("reserved".into(), m))?;
+        self.ecn.len_ok(n).map_err(|m| ("ecn".into(), m))?;
+        self.alpha.len_ok(n).map_err(|m| ("alpha".into(), m))?;
+        for i in 0..n {
+            let a = self.alpha.get(i);
+            if !(a.is_finite() && a > 0.0) {
+                return Err(("alpha".into(), format!("expected α > 0, got {a} for queue {i}")));
+            }
+            if let EcnConfig::Red { kmin, kmax, pmax, .. } = self.ecn.get(i) {
+                if !(0.0..=1.0).contains(&pmax) {
+                    return Err(("ecn.pmax".into(), format!("expected a probability in [0, 1], got {pmax}")));
+                }
+                let same_unit = matches!((kmin, kmax), (Amount::Bytes(_), Amount::Bytes(_)) | (Amount::Pkts(_), Amount::Pkts(_)));
+                let (a, b) = (kmin.as_bytes(1), kmax.as_bytes(1));
+                if !same_unit || a >= b {
+                    return Err(("ecn.kmax".into(), "expected kmin < kmax, both in bytes or both in packets".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_weights(w: &[f64], n: usize, quantum: u64, key: &str) -> Result<(), (String, String)> {
+    if w.len() != n {
+        return Err((format!("{key}.weights"), format!("expected {n} weights (one per weighted queue), got {}", w.len())));
+    }
+    if let Some(bad) = w.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+        return Err((format!("{key}.weights"), format!("expected weights > 0, got {bad}")));
+    }
+    if quantum == 0 {
+        return Err((format!("{key}.quantum"), "expected a quantum ≥ the largest packet (e.g. \"1538B\")".into()));
+    }
+    Ok(())
+}

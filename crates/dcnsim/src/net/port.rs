@@ -1,0 +1,299 @@
+//! Egress ports: the queues, scheduler state and counters of one direction of a link.
+//!
+//! Switch egress ports and host NICs are the same structure. A port holds up to eight class
+//! queues, an optional FIFO driver queue below them (hosts; LPF §3), the packet currently
+//! being serialized, and the packets on the wire (in arrival order: the propagation delay
+//! is constant, so the wire is a FIFO and only its head needs an event).
+//!
+//! Invariants (checked in debug builds): each queue's `bytes`/`pkts` equal the sums over
+//! its packets; `unres_bytes` = Σ_q max(0, bytes_q − reserved_q); bit q of `nonempty` is set
+//! iff queue q is non-empty.
+
+use crate::net::buffer::{admit, DropReason, Occ, QueueLimits, SharedPool, N_DROP_REASONS};
+use crate::net::config::{HostConfig, PortConfig, SwitchConfig, MAX_QUEUES};
+use crate::net::mark::Marker;
+use crate::net::sched::drr::DrrState;
+use crate::net::sched::Sched;
+use crate::packet::{flags, Arena, PktId, PktList, NIL};
+use crate::units::Amount;
+use dcnsim_engine::{Rng, Time, TxClock};
+
+/// Compiled per-kind port configuration, shared by many ports.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub nq: u8,
+    pub sched: Sched,
+    pub limits: [QueueLimits; MAX_QUEUES],
+    pub markers: [Marker; MAX_QUEUES],
+    pub any_dequeue_marking: bool,
+    /// Driver queue capacity in packets (0 = none).
+    pub driver: u32,
+}
+
+impl Profile {
+    pub fn compile(cfg: &PortConfig, driver: u32) -> Profile {
+        let nq = cfg.queues.clamp(1, MAX_QUEUES as u8);
+        let mut limits = [QueueLimits { queue_limit: None, port_limit: None, reserved: 0, alpha: 1.0 }; MAX_QUEUES];
+        let mut markers = [Marker::None; MAX_QUEUES];
+        for q in 0..nq as usize {
+            limits[q] = QueueLimits {
+                queue_limit: cfg.queue_limit.as_ref().map(|l| l.get(q)),
+                port_limit: cfg.port_limit,
+                reserved: cfg.reserved.get(q).0,
+                alpha: cfg.alpha.get(q),
+            };
+            markers[q] = Marker::compile(&cfg.ecn.get(q));
+        }
+        let any_dequeue_marking = markers.iter().any(|m| matches!(m, Marker::Step { at_dequeue: true, .. }));
+        Profile { nq, sched: Sched::compile(&cfg.scheduler, nq), limits, markers, any_dequeue_marking, driver }
+    }
+    pub fn switch(cfg: &SwitchConfig) -> Profile {
+        Profile::compile(&cfg.port, 0)
+    }
+    pub fn host(cfg: &HostConfig) -> Profile {
+        Profile::compile(&cfg.port, cfg.driver_queue)
+    }
+    /// Queue used by a packet of `class` (class 0 = highest priority).
+    #[inline]
+    pub fn queue_of(&self, class: u8) -> usize {
+        if self.nq == 1 {
+            0
+        } else {
+            (class as usize).min(self.nq as usize - 1)
+        }
+    }
+}
+
+/// Per-queue counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    pub pkts_in: u64,
+    pub bytes_in: u64,
+    pub pkts_out: u64,
+    pub bytes_out: u64,
+    pub drops: [u64; N_DROP_REASONS],
+    pub ecn_marks: u64,
+    pub max_bytes: u64,
+    pub max_pkts: u64,
+}
+
+pub struct Port {
+    /// Owning node and the peer at the other end of the link.
+    pub node: u32,
+    pub peer: u32,
+    /// This port's index among its node's ports.
+    pub local: u16,
+    pub profile: u16,
+    pub clock: TxClock,
+    pub delay: Time,
+    pub q: [PktList; MAX_QUEUES],
+    pub nonempty: u8,
+    /// Σ bytes over queues (excluding driver queue and the packet in transmission).
+    pub bytes: u64,
+    pub pkts: u64,
+    /// Σ_q unreserved bytes (what the port limit and shared pool are charged).
+    pub unres_bytes: u64,
+    pub driver: PktList,
+    pub drr: DrrState,
+    /// Packet being serialized (NIL when idle).
+    pub tx: PktId,
+    /// Packets propagating on the link, in arrival order.
+    pub wire: PktList,
+    /// Bit q set = queue q paused (PFC); a paused queue is skipped by the scheduler.
+    pub paused: u8,
+    pub stats: [QueueStats; MAX_QUEUES],
+    pub busy_time: Time,
+    pub pkts_sent: u64,
+}
+
+impl Port {
+    pub fn new(node: u32, peer: u32, local: u16, profile: u16, clock: TxClock, delay: Time) -> Port {
+        Port {
+            node,
+            peer,
+            local,
+            profile,
+            clock,
+            delay,
+            q: [PktList::default(); MAX_QUEUES],
+            nonempty: 0,
+            bytes: 0,
+            pkts: 0,
+            unres_bytes: 0,
+            driver: PktList::default(),
+            drr: DrrState::default(),
+            tx: NIL,
+            wire: PktList::default(),
+            paused: 0,
+            stats: [QueueStats::default(); MAX_QUEUES],
+            busy_time: 0,
+            pkts_sent: 0,
+        }
+    }
+
+    #[inline]
+    pub fn is_busy(&self) -> bool {
+        self.tx != NIL
+    }
+
+    /// Occupancy view for queue `qi`.
+    #[inline]
+    pub fn occ(&self, qi: usize) -> Occ {
+        Occ {
+            q_bytes: self.q[qi].bytes,
+            q_pkts: self.q[qi].pkts as u64,
+            port_unres_bytes: self.unres_bytes,
+            port_pkts: self.pkts,
+        }
+    }
+
+    /// Admission + ECN marking + enqueue of packet `id` into queue `qi`.
+    /// On drop the packet is NOT freed (the caller records and frees it).
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        prof: &Profile,
+        qi: usize,
+        id: PktId,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
+        let size = arena.get(id).wire as u64;
+        let lim = &prof.limits[qi];
+        let extra = admit(lim, self.occ(qi), size, pool)?;
+        let marker = &prof.markers[qi];
+        if !matches!(marker, Marker::None) {
+            let (b, p) = if marker.per_port() { (self.bytes, self.pkts) } else { (self.q[qi].bytes, self.q[qi].pkts as u64) };
+            let pkt = arena.get_mut(id);
+            if pkt.flags & flags::ECT != 0 && marker.at_enqueue(b, p, rng) {
+                if pkt.flags & flags::CE == 0 {
+                    self.stats[qi].ecn_marks += 1;
+                }
+                pkt.flags |= flags::CE;
+            }
+        }
+        self.unres_bytes += extra;
+        pool.used += extra;
+        if pool.used > pool.max_used {
+            pool.max_used = pool.used;
+        }
+        self.q[qi].push_back(arena, id);
+        self.nonempty |= 1 << qi;
+        self.bytes += size;
+        self.pkts += 1;
+        let s = &mut self.stats[qi];
+        s.pkts_in += 1;
+        s.bytes_in += size;
+        let ql = &self.q[qi];
+        if ql.bytes > s.max_bytes {
+            s.max_bytes = ql.bytes;
+        }
+        if ql.pkts as u64 > s.max_pkts {
+            s.max_pkts = ql.pkts as u64;
+        }
+        Ok(())
+    }
+
+    /// Records a drop of a packet of `size` bytes at queue `qi`.
+    #[inline]
+    pub fn count_drop(&mut self, qi: usize, why: DropReason) {
+        self.stats[qi].drops[why as usize] += 1;
+    }
+
+    /// Removes the scheduler's next packet from the class queues (not the driver queue).
+    #[inline]
+    fn dequeue_class(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) -> Option<(PktId, usize)> {
+        let ready = self.nonempty & !self.paused;
+        if ready == 0 {
+            return None;
+        }
+        let s = &prof.sched;
+        let strict = ready & s.strict_mask;
+        let qi = if strict != 0 {
+            strict.trailing_zeros() as usize
+        } else {
+            let q = &self.q;
+            self.drr.pick(ready & s.drr_mask, &s.quanta, |c| arena.get(q[c].head).wire as u64)
+        };
+        let id = self.q[qi].pop_front(arena).expect("nonempty bit set on an empty queue");
+        let size = arena.get(id).wire as u64;
+        let reserved = prof.limits[qi].reserved;
+        let before = self.q[qi].bytes + size;
+        let freed = before.saturating_sub(reserved) - self.q[qi].bytes.saturating_sub(reserved);
+        self.unres_bytes -= freed;
+        pool.used -= freed;
+        self.bytes -= size;
+        self.pkts -= 1;
+        if self.q[qi].is_empty() {
+            self.nonempty &= !(1 << qi);
+            self.drr.on_empty(qi);
+        }
+        let st = &mut self.stats[qi];
+        st.pkts_out += 1;
+        st.bytes_out += size;
+        if prof.any_dequeue_marking {
+            let m = &prof.markers[qi];
+            let (b, p) = if m.per_port() { (self.bytes, self.pkts) } else { (self.q[qi].bytes, self.q[qi].pkts as u64) };
+            let pkt = arena.get_mut(id);
+            if pkt.flags & flags::ECT != 0 && m.at_dequeue(b, p) {
+                if pkt.flags & flags::CE == 0 {
+                    st.ecn_marks += 1;
+                }
+                pkt.flags |= flags::CE;
+            }
+        }
+        Some((id, qi))
+    }
+
+    /// The next packet to put on the wire, if any: from the driver queue (refilled from the
+    /// class queues while it has room) or straight from the class queues.
+    #[inline]
+    pub fn next_to_send(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) -> Option<PktId> {
+        if prof.driver == 0 {
+            return self.dequeue_class(prof, arena, pool).map(|(id, _)| id);
+        }
+        self.refill_driver(prof, arena, pool);
+        self.driver.pop_front(arena).inspect(|_| self.refill_driver(prof, arena, pool))
+    }
+
+    /// Moves packets from the class queues into the driver FIFO while it has room.
+    #[inline]
+    pub fn refill_driver(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) {
+        while self.driver.pkts < prof.driver {
+            match self.dequeue_class(prof, arena, pool) {
+                Some((id, _)) => self.driver.push_back(arena, id),
+                None => break,
+            }
+        }
+    }
+
+    /// Bytes waiting in front of the wire (class queues + driver queue).
+    pub fn backlog(&self) -> u64 {
+        self.bytes + self.driver.bytes
+    }
+
+    /// Debug check of the accounting invariants.
+    pub fn check_invariants(&self, prof: &Profile, arena: &Arena) {
+        let mut unres = 0;
+        let mut tb = 0;
+        for qi in 0..MAX_QUEUES {
+            let l = &self.q[qi];
+            let (mut b, mut n, mut id) = (0u64, 0u32, l.head);
+            while id != NIL {
+                b += arena.get(id).wire as u64;
+                n += 1;
+                id = arena.get(id).next;
+            }
+            assert_eq!((b, n), (l.bytes, l.pkts), "queue {qi} counts");
+            assert_eq!(self.nonempty & (1 << qi) != 0, n > 0, "nonempty bit {qi}");
+            unres += b.saturating_sub(prof.limits[qi].reserved);
+            tb += b;
+            if let Some(Amount::Bytes(lim)) = prof.limits[qi].queue_limit {
+                assert!(b <= lim.max(prof.limits[qi].reserved), "queue {qi} over its static limit");
+            }
+        }
+        assert_eq!(unres, self.unres_bytes);
+        assert_eq!(tb, self.bytes);
+    }
+}

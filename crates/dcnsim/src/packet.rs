@@ -1,0 +1,249 @@
+//! The wire types every layer shares: the packet, its flags, and the arena that owns them.
+//!
+//! Packets live in one [`Arena`] and move through the simulator as a [`PktId`] (a `u32`).
+//! A packet is in at most one place at a time (a queue, a wire, or being processed), so the
+//! intrusive `next` link is all the list structure that queues and links need: no per-packet
+//! allocation in steady state.
+
+use dcnsim_engine::Time;
+
+/// Index of a packet in the [`Arena`].
+pub type PktId = u32;
+/// The null link.
+pub const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PktKind {
+    /// Transport data segment.
+    Data,
+    /// Transport acknowledgement.
+    Ack,
+    /// Open-loop test traffic (counted at the receiver, no transport).
+    Raw,
+    /// Small control/probe packet (schemes).
+    Probe,
+}
+
+/// Per-packet flag bits.
+pub mod flags {
+    /// ECN-capable transport (RFC 3168 ECT).
+    pub const ECT: u8 = 1 << 0;
+    /// Congestion experienced, set by a switch.
+    pub const CE: u8 = 1 << 1;
+    /// ECN echo on an ACK.
+    pub const ECE: u8 = 1 << 2;
+    /// The segment is a retransmission.
+    pub const RETX: u8 = 1 << 3;
+    /// Marked important by a scheme (e.g. TLT).
+    pub const IMPORTANT: u8 = 1 << 4;
+}
+
+/// Packet colour for colour-aware dropping (TLT §4; three colours on commodity chips).
+pub mod colour {
+    pub const GREEN: u8 = 0;
+    pub const YELLOW: u8 = 1;
+    pub const RED: u8 = 2;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Intrusive list link (queue or wire).
+    pub next: PktId,
+    pub flow: u32,
+    /// Source and destination host indices.
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes on the wire, all overheads included: what serialization is computed from.
+    pub wire: u32,
+    /// Transport payload bytes.
+    pub payload: u32,
+    /// ECMP entropy (per-flow hash by default, per-packet when spraying).
+    pub entropy: u32,
+    pub kind: PktKind,
+    /// Traffic class = queue index on every hop (0 = highest priority).
+    pub class: u8,
+    pub colour: u8,
+    pub flags: u8,
+    /// Links crossed so far.
+    pub hops: u8,
+    pub n_sack: u8,
+    /// Data: first payload byte. Ack: cumulative ACK number.
+    pub seq: u64,
+    /// Sender timestamp (TSval) for data; for ACKs the echoed TSval.
+    pub ts: Time,
+    /// One-way delay echoed by an ACK (perfect clock).
+    pub owd: Time,
+    /// When the packet was created (one-way delay accounting).
+    pub created: Time,
+    /// Arrival time at the far end of the wire it is on.
+    pub arrive: Time,
+    /// SACK blocks carried by an ACK, [start, end).
+    pub sack: [(u64, u64); 3],
+}
+
+impl Packet {
+    pub fn new(kind: PktKind, flow: u32, src: u32, dst: u32, payload: u32, wire: u32) -> Self {
+        Packet {
+            next: NIL,
+            flow,
+            src,
+            dst,
+            wire,
+            payload,
+            entropy: 0,
+            kind,
+            class: 0,
+            colour: colour::GREEN,
+            flags: 0,
+            hops: 0,
+            n_sack: 0,
+            seq: 0,
+            ts: 0,
+            owd: 0,
+            created: 0,
+            arrive: 0,
+            sack: [(0, 0); 3],
+        }
+    }
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Owner of every live packet. Freed slots are reused (LIFO) so steady state allocates nothing.
+pub struct Arena {
+    pkts: Vec<Packet>,
+    free: Vec<PktId>,
+    live: u64,
+    created: u64,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Arena {
+    pub fn new() -> Self {
+        Arena { pkts: Vec::with_capacity(4096), free: Vec::new(), live: 0, created: 0 }
+    }
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        self.created += 1;
+        if let Some(id) = self.free.pop() {
+            self.pkts[id as usize] = p;
+            id
+        } else {
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as PktId
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, id: PktId) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.pkts[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.pkts[id as usize]
+    }
+    /// Packets currently alive (in queues, on wires, or being processed).
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+    /// Packets ever created.
+    pub fn created(&self) -> u64 {
+        self.created
+    }
+    /// Slots ever allocated (peak live packets).
+    pub fn capacity_used(&self) -> usize {
+        self.pkts.len()
+    }
+}
+
+/// A FIFO of packets threaded through their `next` links, with byte and packet counts.
+#[derive(Clone, Copy, Debug)]
+pub struct PktList {
+    pub head: PktId,
+    pub tail: PktId,
+    pub pkts: u32,
+    pub bytes: u64,
+}
+
+impl Default for PktList {
+    fn default() -> Self {
+        PktList { head: NIL, tail: NIL, pkts: 0, bytes: 0 }
+    }
+}
+
+impl PktList {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == NIL
+    }
+    #[inline]
+    pub fn push_back(&mut self, arena: &mut Arena, id: PktId) {
+        let p = arena.get_mut(id);
+        p.next = NIL;
+        let w = p.wire as u64;
+        if self.tail == NIL {
+            self.head = id;
+        } else {
+            arena.get_mut(self.tail).next = id;
+        }
+        self.tail = id;
+        self.pkts += 1;
+        self.bytes += w;
+    }
+    #[inline]
+    pub fn pop_front(&mut self, arena: &mut Arena) -> Option<PktId> {
+        if self.head == NIL {
+            return None;
+        }
+        let id = self.head;
+        let p = arena.get_mut(id);
+        self.head = p.next;
+        p.next = NIL;
+        let w = p.wire as u64;
+        if self.head == NIL {
+            self.tail = NIL;
+        }
+        self.pkts -= 1;
+        self.bytes -= w;
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn packet_is_compact() {
+        // keeps the arena cache-friendly; grow deliberately
+        assert!(std::mem::size_of::<Packet>() <= 136, "{}", std::mem::size_of::<Packet>());
+    }
+    #[test]
+    fn list_fifo_and_counts() {
+        let mut a = Arena::new();
+        let mut l = PktList::default();
+        let ids: Vec<_> = (0..5).map(|i| a.alloc(Packet::new(PktKind::Raw, i, 0, 1, 100, 100 + i))).collect();
+        for &id in &ids {
+            l.push_back(&mut a, id);
+        }
+        assert_eq!(l.pkts, 5);
+        assert_eq!(l.bytes, 500 + 10);
+        let out: Vec<_> = std::iter::from_fn(|| l.pop_front(&mut a)).collect();
+        assert_eq!(out, ids);
+        assert_eq!(l.bytes, 0);
+        assert!(l.is_empty());
+    }
+}

@@ -1,0 +1,113 @@
+//! Scheme hooks: the extension points through which the papers' schemes act on packets.
+//!
+//! A scheme may tag a packet at the sending host (class, colour, importance flags), decide
+//! at switch enqueue (accept / drop / mark / re-class, seeing queue and buffer state), and
+//! observe dequeues and receipts. Built-in schemes are variants of [`AnyScheme`] dispatched
+//! by `match`; each method defaults to doing nothing.
+
+pub mod test_scheme;
+
+use crate::packet::Packet;
+use dcnsim_engine::Time;
+use serde::{Deserialize, Serialize};
+
+/// Verdict at switch enqueue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    /// Drop the packet (counted as a scheme drop).
+    Drop,
+    /// Set CE (ECN-capable packets only) and continue with admission.
+    Mark,
+    /// Move the packet to another class/queue, then continue with admission.
+    Reclass(u8),
+}
+
+/// What a scheme sees at a switch enqueue.
+#[derive(Clone, Copy, Debug)]
+pub struct EnqCtx {
+    pub now: Time,
+    pub node: u32,
+    pub port: u32,
+    pub queue: usize,
+    pub q_bytes: u64,
+    pub q_pkts: u64,
+    pub port_bytes: u64,
+    /// Free bytes in the node's shared pool (None if the node has none).
+    pub pool_free: Option<u64>,
+}
+
+/// What a scheme sees when a host transmits.
+#[derive(Clone, Copy, Debug)]
+pub struct TxCtx {
+    pub now: Time,
+    pub host: u32,
+}
+
+pub trait Scheme {
+    fn on_host_tx(&mut self, _pkt: &mut Packet, _ctx: &TxCtx) {}
+    fn on_enqueue(&mut self, _pkt: &mut Packet, _ctx: &EnqCtx) -> Verdict {
+        Verdict::Accept
+    }
+    fn on_dequeue(&mut self, _pkt: &Packet, _node: u32, _port: u32, _now: Time) {}
+    fn on_receive(&mut self, _pkt: &Packet, _host: u32, _now: Time) {}
+}
+
+/// Scheme selection in a scenario (`[scheme]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchemeConfig {
+    #[default]
+    None,
+    /// Exercises every hook; see [`test_scheme`].
+    Test(test_scheme::TestSchemeConfig),
+}
+
+pub enum AnyScheme {
+    None,
+    Test(test_scheme::TestScheme),
+}
+
+impl AnyScheme {
+    pub fn build(cfg: &SchemeConfig) -> AnyScheme {
+        match cfg {
+            SchemeConfig::None => AnyScheme::None,
+            SchemeConfig::Test(c) => AnyScheme::Test(test_scheme::TestScheme::new(c.clone())),
+        }
+    }
+    #[inline]
+    pub fn is_none(&self) -> bool {
+        matches!(self, AnyScheme::None)
+    }
+}
+
+impl Scheme for AnyScheme {
+    #[inline]
+    fn on_host_tx(&mut self, pkt: &mut Packet, ctx: &TxCtx) {
+        match self {
+            AnyScheme::None => {}
+            AnyScheme::Test(s) => s.on_host_tx(pkt, ctx),
+        }
+    }
+    #[inline]
+    fn on_enqueue(&mut self, pkt: &mut Packet, ctx: &EnqCtx) -> Verdict {
+        match self {
+            AnyScheme::None => Verdict::Accept,
+            AnyScheme::Test(s) => s.on_enqueue(pkt, ctx),
+        }
+    }
+    #[inline]
+    fn on_dequeue(&mut self, pkt: &Packet, node: u32, port: u32, now: Time) {
+        match self {
+            AnyScheme::None => {}
+            AnyScheme::Test(s) => s.on_dequeue(pkt, node, port, now),
+        }
+    }
+    #[inline]
+    fn on_receive(&mut self, pkt: &Packet, host: u32, now: Time) {
+        match self {
+            AnyScheme::None => {}
+            AnyScheme::Test(s) => s.on_receive(pkt, host, now),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! A small scheme that exercises every hook, used by the tests of the hook API.
+//!
+//! - host transmit: packets of flows whose id is odd are coloured red;
+//! - switch enqueue: red packets are dropped when their queue holds ≥ `red_threshold`
+//!   bytes; packets flagged as retransmissions move to `retx_class`; packets of class
+//!   `mark_class` are CE-marked;
+//! - dequeue and receive are counted.
+
+use super::{EnqCtx, Scheme, TxCtx, Verdict};
+use crate::packet::{colour, flags, Packet};
+use crate::units::Bytes;
+use dcnsim_engine::Time;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TestSchemeConfig {
+    pub red_threshold: Bytes,
+    pub retx_class: Option<u8>,
+    pub mark_class: Option<u8>,
+}
+
+impl Default for TestSchemeConfig {
+    fn default() -> Self {
+        TestSchemeConfig { red_threshold: Bytes(u64::MAX / 4), retx_class: None, mark_class: None }
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct TestCounters {
+    pub tagged: u64,
+    pub dropped: u64,
+    pub reclassed: u64,
+    pub marked: u64,
+    pub dequeued: u64,
+    pub received: u64,
+}
+
+pub struct TestScheme {
+    pub cfg: TestSchemeConfig,
+    pub n: TestCounters,
+}
+
+impl TestScheme {
+    pub fn new(cfg: TestSchemeConfig) -> Self {
+        TestScheme { cfg, n: TestCounters::default() }
+    }
+}
+
+impl Scheme for TestScheme {
+    fn on_host_tx(&mut self, pkt: &mut Packet, _ctx: &TxCtx) {
+        if pkt.flow % 2 == 1 {
+            pkt.colour = colour::RED;
+            self.n.tagged += 1;
+        }
+    }
+    fn on_enqueue(&mut self, pkt: &mut Packet, ctx: &EnqCtx) -> Verdict {
+        if pkt.colour == colour::RED && ctx.q_bytes >= self.cfg.red_threshold.0 {
+            self.n.dropped += 1;
+            return Verdict::Drop;
+        }
+        if let Some(c) = self.cfg.retx_class {
+            if pkt.flags & flags::RETX != 0 && pkt.class != c {
+                self.n.reclassed += 1;
+                return Verdict::Reclass(c);
+            }
+        }
+        if self.cfg.mark_class == Some(pkt.class) {
+            self.n.marked += 1;
+            return Verdict::Mark;
+        }
+        Verdict::Accept
+    }
+    fn on_dequeue(&mut self, _pkt: &Packet, _node: u32, _port: u32, _now: Time) {
+        self.n.dequeued += 1;
+    }
+    fn on_receive(&mut self, _pkt: &Packet, _host: u32, _now: Time) {
+        self.n.received += 1;
+    }
+}

@@ -1,0 +1,423 @@
+//! The event loop: where hosts, transports and the fabric meet.
+//!
+//! One `match` over a small `Copy` [`Event`]. A switch hop (route → scheme hook → buffer
+//! admission → marking → enqueue) is a synchronous call chain; only three things are events:
+//! a port finishing a serialization (`TxDone`), the head packet of a wire reaching the far
+//! end (`Arrive`), and endpoint timers/starts. Each port has at most one pending `TxDone`
+//! and each wire at most one pending `Arrive`, so the heap is O(ports + flows), not
+//! O(packets).
+
+#[path = "flow_stub.rs"]
+pub mod flow;
+pub mod results;
+pub mod source;
+
+use crate::net::buffer::DropReason;
+use crate::net::{HostConfig, Port, Profile, SharedPool, SwitchConfig};
+use crate::packet::{flags, Arena, Packet, PktId, PktKind, NIL};
+use crate::scheme::{AnyScheme, EnqCtx, Scheme, TxCtx, Verdict};
+use crate::topo::routes::Routes;
+use crate::topo::{Graph, NodeKind};
+use dcnsim_engine::{EventQueue, Rng, Time, TxClock};
+use flow::Flows;
+use source::Sources;
+
+/// Everything that happens at a point in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Port finished serializing its current packet.
+    TxDone(u32),
+    /// The head packet on port's wire reaches the peer.
+    Arrive(u32),
+    FlowStart(u32),
+    /// Retransmission timer check for a flow.
+    Rto(u32),
+    /// Delayed-ACK timer check for a flow.
+    DelAck(u32),
+    /// An open-loop source emits.
+    Source(u32),
+    /// Periodic queue sampling.
+    Sample,
+}
+
+const _: () = assert!(std::mem::size_of::<Event>() <= 8);
+
+pub struct Node {
+    pub kind: NodeKind,
+    pub name: String,
+    pub first_port: u32,
+    pub n_ports: u32,
+    pub pool: SharedPool,
+    /// Per-switch ECMP hash salt.
+    pub salt: u64,
+}
+
+/// Per-run fabric counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// Link transmissions completed (packets × links crossed).
+    pub packet_hops: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub drops_by_reason: [u64; crate::net::buffer::N_DROP_REASONS],
+}
+
+/// ECMP mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecmp {
+    /// One path per flow: hash of the flow's entropy with a per-switch salt.
+    PerFlow,
+    /// Spray: each packet carries its own random entropy.
+    PerPacket,
+}
+
+/// One queue-occupancy sample.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub t: Time,
+    pub port: u32,
+    pub queue: u8,
+    pub bytes: u64,
+}
+
+pub struct Sim {
+    pub ev: EventQueue<Event>,
+    pub arena: Arena,
+    pub ports: Vec<Port>,
+    pub profiles: Vec<Profile>,
+    pub nodes: Vec<Node>,
+    pub routes: Routes,
+    pub n_hosts: u32,
+    pub scheme: AnyScheme,
+    pub mark_rng: Vec<Rng>,
+    pub ecmp: Ecmp,
+    pub spray_rng: Rng,
+    pub counters: Counters,
+    pub sources: Sources,
+    pub flows: Flows,
+    pub sample_every: Time,
+    pub sample_ports: Vec<u32>,
+    pub samples: Vec<Sample>,
+    /// Debug: verify port accounting after every operation (tests only; slow).
+    pub paranoid: bool,
+}
+
+/// Salt and stream purposes for the master seed.
+pub mod rngs {
+    pub const ECMP_SALT: u64 = 1;
+    pub const MARK: u64 = 2;
+    pub const SPRAY: u64 = 3;
+}
+
+impl Sim {
+    /// Builds the fabric from a graph. `profile_of_node` gives the egress profile index for
+    /// each node's ports; pools gives each node's shared-buffer size (0 = none).
+    pub fn new(g: &Graph, profiles: Vec<Profile>, profile_of_node: &[u16], pools: &[u64], seed: u64, ecmp: Ecmp) -> Sim {
+        let h = g.n_hosts();
+        let adj = g.adjacency();
+        let mut ports = Vec::new();
+        let mut nodes = Vec::new();
+        let mut node_ports = Vec::new();
+        for (i, info) in g.nodes.iter().enumerate() {
+            let first = ports.len() as u32;
+            let mut peers = Vec::new();
+            for (local, &(peer, li)) in adj[i].iter().enumerate() {
+                let l = &g.links[li as usize];
+                ports.push(Port::new(i as u32, peer, local as u16, profile_of_node[i], TxClock::new(l.rate), l.delay));
+                peers.push(peer);
+            }
+            nodes.push(Node {
+                kind: info.kind,
+                name: info.name.clone(),
+                first_port: first,
+                n_ports: peers.len() as u32,
+                pool: SharedPool { total: pools[i], used: 0, max_used: 0 },
+                salt: dcnsim_engine::rng::mix64(&[seed, rngs::ECMP_SALT, i as u64]),
+            });
+            node_ports.push((first, peers));
+        }
+        let routes = Routes::build(g, &node_ports);
+        let mark_rng = (0..nodes.len()).map(|i| Rng::stream(seed, rngs::MARK, i as u64)).collect();
+        Sim {
+            ev: EventQueue::new(),
+            arena: Arena::new(),
+            ports,
+            profiles,
+            nodes,
+            routes,
+            n_hosts: h,
+            scheme: AnyScheme::None,
+            mark_rng,
+            ecmp,
+            spray_rng: Rng::stream(seed, rngs::SPRAY, 0),
+            counters: Counters::default(),
+            sources: Sources::default(),
+            flows: Flows::default(),
+            sample_every: 0,
+            sample_ports: Vec::new(),
+            samples: Vec::new(),
+            paranoid: false,
+        }
+    }
+
+    /// Builds a fabric where every host NIC uses `host` and every switch port uses `switch`.
+    pub fn with_configs(g: &Graph, switch: &SwitchConfig, host: &HostConfig, seed: u64, ecmp: Ecmp) -> Sim {
+        let profiles = vec![Profile::host(host), Profile::switch(switch)];
+        let of_node: Vec<u16> = g.nodes.iter().map(|n| if n.kind == NodeKind::Host { 0 } else { 1 }).collect();
+        let pools: Vec<u64> = g
+            .nodes
+            .iter()
+            .map(|n| if n.kind == NodeKind::Switch { switch.shared_buffer.map(|b| b.0).unwrap_or(0) } else { 0 })
+            .collect();
+        Sim::new(g, profiles, &of_node, &pools, seed, ecmp)
+    }
+
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.ev.now()
+    }
+
+    /// The NIC port of host `h`.
+    #[inline]
+    pub fn host_port(&self, h: u32) -> u32 {
+        self.nodes[h as usize].first_port
+    }
+
+    /// Runs events until the queue is empty, time would pass `until`, or `budget` events
+    /// have been processed. Returns the number processed.
+    pub fn run(&mut self, until: Time, budget: u64) -> u64 {
+        let mut n = 0;
+        while n < budget {
+            match self.ev.peek_time() {
+                Some(t) if t <= until => {}
+                _ => break,
+            }
+            let (_, e) = self.ev.pop().unwrap();
+            self.dispatch(e);
+            n += 1;
+        }
+        n
+    }
+
+    #[inline]
+    fn dispatch(&mut self, e: Event) {
+        match e {
+            Event::TxDone(p) => self.on_tx_done(p),
+            Event::Arrive(p) => self.on_arrive(p),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::Rto(f) => self.on_rto_event(f),
+            Event::DelAck(f) => self.on_delack_event(f),
+            Event::Source(s) => self.on_source(s),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    // ---------------------------------------------------------------- hosts
+
+    /// A host hands a packet to its NIC: scheme tagging, then the NIC's class queues.
+    pub fn host_send(&mut self, host: u32, id: PktId) {
+        let now = self.now();
+        if !self.scheme.is_none() {
+            let ctx = TxCtx { now, host };
+            self.scheme.on_host_tx(self.arena.get_mut(id), &ctx);
+        }
+        {
+            let p = self.arena.get_mut(id);
+            p.created = now;
+            if self.ecmp == Ecmp::PerPacket {
+                p.entropy = self.spray_rng.next_u64() as u32;
+            }
+        }
+        let port = self.host_port(host);
+        self.port_enqueue(port, id, false);
+    }
+
+    fn host_receive(&mut self, host: u32, id: PktId) {
+        let now = self.now();
+        if !self.scheme.is_none() {
+            self.scheme.on_receive(self.arena.get(id), host, now);
+        }
+        self.counters.delivered += 1;
+        let kind = self.arena.get(id).kind;
+        match kind {
+            PktKind::Raw | PktKind::Probe => self.sources.on_receive(self.arena.get(id), now),
+            PktKind::Data => self.on_data_rx(id),
+            PktKind::Ack => self.on_ack_rx(id),
+        }
+        self.arena.free(id);
+    }
+
+    // ---------------------------------------------------------------- fabric
+
+    /// Enqueues at `port` (switch egress when `switch` is true, host NIC otherwise).
+    /// Returns false if the packet was dropped (and freed).
+    fn port_enqueue(&mut self, port: u32, id: PktId, switch: bool) -> bool {
+        let pi = port as usize;
+        let prof_i = self.ports[pi].profile as usize;
+        let mut qi = self.profiles[prof_i].queue_of(self.arena.get(id).class);
+        let node = self.ports[pi].node as usize;
+        if switch && !self.scheme.is_none() {
+            let p = &self.ports[pi];
+            let pool = &self.nodes[node].pool;
+            let ctx = EnqCtx {
+                now: self.ev.now(),
+                node: node as u32,
+                port,
+                queue: qi,
+                q_bytes: p.q[qi].bytes,
+                q_pkts: p.q[qi].pkts as u64,
+                port_bytes: p.bytes,
+                pool_free: (pool.total > 0).then(|| pool.total.saturating_sub(pool.used)),
+            };
+            match self.scheme.on_enqueue(self.arena.get_mut(id), &ctx) {
+                Verdict::Accept => {}
+                Verdict::Drop => {
+                    self.drop_packet(port, qi, id, DropReason::Scheme);
+                    return false;
+                }
+                Verdict::Mark => {
+                    let pk = self.arena.get_mut(id);
+                    if pk.flags & flags::ECT != 0 && pk.flags & flags::CE == 0 {
+                        pk.flags |= flags::CE;
+                        self.ports[pi].stats[qi].ecn_marks += 1;
+                    }
+                }
+                Verdict::Reclass(c) => {
+                    self.arena.get_mut(id).class = c;
+                    qi = self.profiles[prof_i].queue_of(c);
+                }
+            }
+        }
+        let prof = &self.profiles[prof_i];
+        let res = self.ports[pi].enqueue(prof, qi, id, &mut self.arena, &mut self.nodes[node].pool, &mut self.mark_rng[node]);
+        if let Err(why) = res {
+            self.drop_packet(port, qi, id, why);
+            return false;
+        }
+        if self.paranoid {
+            self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
+        }
+        if !self.ports[pi].is_busy() {
+            self.start_tx(port);
+        }
+        true
+    }
+
+    fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
+        self.ports[port as usize].count_drop(qi, why);
+        self.counters.dropped += 1;
+        self.counters.drops_by_reason[why as usize] += 1;
+        let kind = self.arena.get(id).kind;
+        if kind == PktKind::Data {
+            self.on_data_dropped(id);
+        }
+        self.arena.free(id);
+    }
+
+    /// Starts serializing the next packet if the port is idle and has one.
+    #[inline]
+    fn start_tx(&mut self, port: u32) {
+        let pi = port as usize;
+        let p = &mut self.ports[pi];
+        debug_assert!(p.tx == NIL);
+        let node = p.node as usize;
+        let prof = &self.profiles[p.profile as usize];
+        if let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) {
+            let wire = self.arena.get(id).wire as u64;
+            let dt = p.clock.tx_time(wire);
+            p.tx = id;
+            p.busy_time += dt;
+            let now = self.ev.now();
+            self.ev.push(now + dt, Event::TxDone(port));
+            if !self.scheme.is_none() {
+                self.scheme.on_dequeue(self.arena.get(id), node as u32, port, now);
+            }
+        }
+    }
+
+    fn on_tx_done(&mut self, port: u32) {
+        let pi = port as usize;
+        let now = self.ev.now();
+        let p = &mut self.ports[pi];
+        let id = p.tx;
+        p.tx = NIL;
+        p.pkts_sent += 1;
+        self.counters.packet_hops += 1;
+        let arrive = now + p.delay;
+        {
+            let pk = self.arena.get_mut(id);
+            pk.arrive = arrive;
+            pk.hops = pk.hops.saturating_add(1);
+        }
+        let was_empty = p.wire.is_empty();
+        p.wire.push_back(&mut self.arena, id);
+        if was_empty {
+            self.ev.push(arrive, Event::Arrive(port));
+        }
+        self.start_tx(port);
+    }
+
+    fn on_arrive(&mut self, port: u32) {
+        let pi = port as usize;
+        let id = self.ports[pi].wire.pop_front(&mut self.arena).expect("arrival on an empty wire");
+        if !self.ports[pi].wire.is_empty() {
+            let next = self.arena.get(self.ports[pi].wire.head).arrive;
+            self.ev.push(next, Event::Arrive(port));
+        }
+        let peer = self.ports[pi].peer;
+        if self.nodes[peer as usize].kind == NodeKind::Host {
+            self.host_receive(peer, id);
+        } else {
+            self.forward(peer, id);
+        }
+    }
+
+    /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
+    #[inline]
+    fn forward(&mut self, node: u32, id: PktId) {
+        let (dst, entropy) = {
+            let p = self.arena.get(id);
+            (p.dst, p.entropy)
+        };
+        let c = self.routes.candidates(node, dst);
+        let out = match c.len() {
+            0 => unreachable!("no route from {} to host {dst}: topology was checked connected", self.nodes[node as usize].name),
+            1 => c[0],
+            n => {
+                let h = dcnsim_engine::rng::mix64(&[entropy as u64, self.nodes[node as usize].salt]);
+                c[((h as u128 * n as u128) >> 64) as usize]
+            }
+        };
+        self.port_enqueue(out, id, true);
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now();
+        for &p in &self.sample_ports {
+            let port = &self.ports[p as usize];
+            let nq = self.profiles[port.profile as usize].nq;
+            for q in 0..nq {
+                self.samples.push(Sample { t: now, port: p, queue: q, bytes: port.q[q as usize].bytes });
+            }
+        }
+        if self.sample_every > 0 && self.has_work() {
+            self.ev.push(now + self.sample_every, Event::Sample);
+        }
+    }
+
+    /// Whether anything other than sampling is still pending.
+    pub fn has_work(&self) -> bool {
+        self.arena.live() > 0 || self.flows.active() > 0 || self.sources.active() > 0 || self.ev.len() > 1
+    }
+
+    /// Packets alive in the fabric: conservation is created = delivered + dropped + live.
+    pub fn live_packets(&self) -> u64 {
+        self.arena.live()
+    }
+
+    /// Allocates a packet (the only constructor path the sim uses).
+    #[inline]
+    pub fn new_packet(&mut self, p: Packet) -> PktId {
+        self.arena.alloc(p)
+    }
+}

@@ -1,0 +1,119 @@
+//! Columnar results: one row per flow, per (port, queue), per sample.
+//! Times are reported in seconds (f64); unfinished flows have NaN finish/FCT.
+
+use super::Sim;
+use crate::topo::NodeKind;
+use dcnsim_engine::to_secs;
+
+#[derive(Default, Debug, Clone)]
+pub struct FlowTable {
+    pub flow_id: Vec<u64>,
+    pub class_id: Vec<u64>,
+    pub src: Vec<u64>,
+    pub dst: Vec<u64>,
+    pub size: Vec<u64>,
+    pub start_s: Vec<f64>,
+    pub finish_s: Vec<f64>,
+    pub fct_s: Vec<f64>,
+    pub ideal_fct_s: Vec<f64>,
+    pub slowdown: Vec<f64>,
+    pub completed: Vec<bool>,
+    pub in_window: Vec<bool>,
+    pub sender_done_s: Vec<f64>,
+    pub deadline_s: Vec<f64>,
+    pub data_pkts: Vec<u64>,
+    pub retx_pkts: Vec<u64>,
+    pub fast_retx: Vec<u64>,
+    pub rto_count: Vec<u64>,
+    pub spurious_rto: Vec<u64>,
+    pub spurious_retx: Vec<u64>,
+    pub ecn_marks: Vec<u64>,
+    pub max_cwnd: Vec<u64>,
+    pub max_pkt_drops: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub tag: Vec<u64>,
+    pub priority: Vec<u64>,
+}
+
+#[derive(Default, Debug, Clone)]
+pub struct QueueTable {
+    pub node: Vec<u64>,
+    pub node_name: Vec<String>,
+    pub port: Vec<u64>,
+    pub peer_name: Vec<String>,
+    pub queue: Vec<u64>,
+    pub pkts_in: Vec<u64>,
+    pub bytes_in: Vec<u64>,
+    pub pkts_out: Vec<u64>,
+    pub bytes_out: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub drops_static: Vec<u64>,
+    pub drops_port: Vec<u64>,
+    pub drops_shared: Vec<u64>,
+    pub drops_scheme: Vec<u64>,
+    pub ecn_marks: Vec<u64>,
+    pub max_bytes: Vec<u64>,
+    pub max_pkts: Vec<u64>,
+    pub busy_s: Vec<f64>,
+    pub is_host: Vec<bool>,
+}
+
+#[derive(Default, Debug, Clone)]
+pub struct SampleTable {
+    pub t_s: Vec<f64>,
+    pub node: Vec<u64>,
+    pub port: Vec<u64>,
+    pub queue: Vec<u64>,
+    pub bytes: Vec<u64>,
+}
+
+fn opt_s(t: Option<u64>) -> f64 {
+    t.map(to_secs).unwrap_or(f64::NAN)
+}
+
+impl Sim {
+    pub fn flow_table(&self) -> FlowTable { FlowTable::default() }
+
+    pub fn queue_table(&self) -> QueueTable {
+        let mut t = QueueTable::default();
+        for (pi, p) in self.ports.iter().enumerate() {
+            let nq = self.profiles[p.profile as usize].nq as usize;
+            let node = &self.nodes[p.node as usize];
+            for q in 0..nq {
+                let s = &p.stats[q];
+                t.node.push(p.node as u64);
+                t.node_name.push(node.name.clone());
+                t.port.push(pi as u64);
+                t.peer_name.push(self.nodes[p.peer as usize].name.clone());
+                t.queue.push(q as u64);
+                t.pkts_in.push(s.pkts_in);
+                t.bytes_in.push(s.bytes_in);
+                t.pkts_out.push(s.pkts_out);
+                t.bytes_out.push(s.bytes_out);
+                t.drops.push(s.drops.iter().sum());
+                t.drops_static.push(s.drops[0]);
+                t.drops_port.push(s.drops[1]);
+                t.drops_shared.push(s.drops[2]);
+                t.drops_scheme.push(s.drops[3]);
+                t.ecn_marks.push(s.ecn_marks);
+                t.max_bytes.push(s.max_bytes);
+                t.max_pkts.push(s.max_pkts);
+                t.busy_s.push(to_secs(p.busy_time));
+                t.is_host.push(node.kind == NodeKind::Host);
+            }
+        }
+        t
+    }
+
+    pub fn sample_table(&self) -> SampleTable {
+        let mut t = SampleTable::default();
+        for s in &self.samples {
+            t.t_s.push(to_secs(s.t));
+            t.node.push(self.ports[s.port as usize].node as u64);
+            t.port.push(s.port as u64);
+            t.queue.push(s.queue as u64);
+            t.bytes.push(s.bytes);
+        }
+        t
+    }
+}
