@@ -46,13 +46,17 @@ def run_prepared(prep: config.Prepared, *, progress: bool = True,
     name = desc or str(prep.normalized.get("name") or "run")
     bar = Progress(1.0, desc=name, enabled=progress)
 
+    # The callback is passed even without a bar: calling back into Python is what lets
+    # Ctrl-C (a pending KeyboardInterrupt) stop the Rust run.
     def on_progress(sim_t: float, horizon: float, done: int, total: int) -> None:
+        if not bar.live:
+            return
         frac_t = sim_t / horizon if horizon > 0 else 0.0
         frac_f = done / total if total > 0 else 0.0
         bar.update(max(frac_t, frac_f), extra=f"{done}/{total} flows")
 
     with bar:
-        out = _native.run(prep.normalized, on_progress if progress else None)
+        out = _native.run(prep.normalized, on_progress, 0.2 if bar.live else 0.5)
         bar.update(1.0)
     from . import __version__
 
