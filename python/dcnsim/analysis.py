@@ -54,8 +54,9 @@ def bucket_labels(edges: Sequence[float] = DEFAULT_EDGES) -> list[str]:
     return out
 
 
-def size_bucket(sizes: pd.Series | Sequence[float],
-                edges: Sequence[float] = DEFAULT_EDGES) -> pd.Series:
+def size_bucket(
+    sizes: pd.Series | Sequence[float], edges: Sequence[float] = DEFAULT_EDGES
+) -> pd.Series:
     """Label each size with its bucket (an ordered categorical; (lo, hi] intervals)."""
     if list(edges) != sorted(edges) or len(set(edges)) != len(edges) or len(edges) < 2:
         raise ValueError(f"bucket edges must be strictly increasing, got {list(edges)}")
@@ -68,8 +69,9 @@ def pct_name(p: float) -> str:
     return f"p{p:g}"
 
 
-def describe(values: pd.Series | np.ndarray, percentiles: Sequence[float] = PERCENTILES
-             ) -> dict[str, float]:
+def describe(
+    values: pd.Series | np.ndarray, percentiles: Sequence[float] = PERCENTILES
+) -> dict[str, float]:
     """count, mean and percentiles of the finite values (NaN = unfinished is excluded)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
@@ -155,8 +157,9 @@ def throughput_bps(results: Any, *, in_window_only: bool = True) -> pd.Series:
 def jain_index(values: Iterable[float]) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²): 1 for equal shares, 1/n when one takes all.
     NaN values are ignored; NaN if nothing is left or all values are zero."""
-    v = np.asarray(list(values) if not isinstance(values, np.ndarray | pd.Series) else values,
-                   dtype=np.float64)
+    v = np.asarray(
+        list(values) if not isinstance(values, np.ndarray | pd.Series) else values, dtype=np.float64
+    )
     v = v[~np.isnan(v)]
     if v.size == 0:
         return math.nan
@@ -222,13 +225,15 @@ def normalize(
             )
     done_a = m["completed_a"].astype(bool)
     done_b = m["completed_b"].astype(bool)
-    per = pd.DataFrame({
-        "flow_id": m["flow_id"],
-        "size": m["size_a"],
-        "class": m.get("class_a", ""),
-        "a": m[f"{on}_a"].where(done_a),
-        "b": m[f"{on}_b"].where(done_b),
-    })
+    per = pd.DataFrame(
+        {
+            "flow_id": m["flow_id"],
+            "size": m["size_a"],
+            "class": m.get("class_a", ""),
+            "a": m[f"{on}_a"].where(done_a),
+            "b": m[f"{on}_b"].where(done_b),
+        }
+    )
     per["bucket"] = size_bucket(per["size"], edges).astype(str)
     per["ratio"] = per["a"] / per["b"]
     both = done_a & done_b
@@ -247,8 +252,9 @@ def normalize(
         row["unfinished_b"] = int((~done_b.loc[g.index]).sum())
         for stat in ("mean", *(pct_name(p) for p in percentiles)):
             row[stat] = sa[stat] / sb[stat] if sb[stat] else math.nan
-        row["median_flow_ratio"] = float(np.nanmedian(g.loc[sel, "ratio"])) if sel.any() \
-            else math.nan
+        row["median_flow_ratio"] = (
+            float(np.nanmedian(g.loc[sel, "ratio"])) if sel.any() else math.nan
+        )
         rows.append(row)
     agg = pd.DataFrame(rows)
     if order is not None and not agg.empty:
@@ -276,32 +282,62 @@ def _fmt_num(x: float) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) if i else h.ljust(w)
-                       for i, (h, w) in enumerate(zip(headers, widths, strict=True)))]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    lines = [
+        "  ".join(
+            h.rjust(w) if i else h.ljust(w)
+            for i, (h, w) in enumerate(zip(headers, widths, strict=True))
+        )
+    ]
     lines.append("  ".join("-" * w for w in widths))
     for r in rows:
-        lines.append("  ".join(c.rjust(w) if i else c.ljust(w)
-                               for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+        lines.append(
+            "  ".join(
+                c.rjust(w) if i else c.ljust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
     return "\n".join(lines)
 
 
-def _stats_rows(results: Any, by: str | None, label: str,
-                edges: Sequence[float]) -> tuple[list[str], list[list[str]]]:
+def _stats_rows(
+    results: Any, by: str | None, label: str, edges: Sequence[float]
+) -> tuple[list[str], list[list[str]]]:
     f = fct_stats(results, by=by, edges=edges)
     s = fct_stats(results, by=by, metric="slowdown", edges=edges)
-    headers = [label, "flows", "unfin", "FCT mean", "p50", "p99", "p99.9",
-               "slowdown p50", "p99", "p99.9"]
+    headers = [
+        label,
+        "flows",
+        "unfin",
+        "FCT mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "slowdown p50",
+        "p99",
+        "p99.9",
+    ]
     rows = []
     for i in range(len(f)):
         key = "all" if by is None else str(f.iloc[i][by])
         r = f.iloc[i]
         q = s.iloc[i]
-        rows.append([key, str(int(r["count"])), str(int(r["unfinished"])),
-                     _fmt_time(r["mean"]), _fmt_time(r["p50"]), _fmt_time(r["p99"]),
-                     _fmt_time(r["p99.9"]), _fmt_num(q["p50"]), _fmt_num(q["p99"]),
-                     _fmt_num(q["p99.9"])])
+        rows.append(
+            [
+                key,
+                str(int(r["count"])),
+                str(int(r["unfinished"])),
+                _fmt_time(r["mean"]),
+                _fmt_time(r["p50"]),
+                _fmt_time(r["p99"]),
+                _fmt_time(r["p99.9"]),
+                _fmt_num(q["p50"]),
+                _fmt_num(q["p99"]),
+                _fmt_num(q["p99.9"]),
+            ]
+        )
     return headers, rows
 
 
@@ -328,8 +364,9 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
     if len(flows):
         h, rows = _stats_rows(results, "bucket", "size", edges)
         rows += _stats_rows(results, None, "size", edges)[1]
-        parts.append("FCT by flow size (flows started in the measurement window)\n"
-                     + _table(h, rows))
+        parts.append(
+            "FCT by flow size (flows started in the measurement window)\n" + _table(h, rows)
+        )
         classes = flows["class"].unique() if "class" in flows else []
         if len(classes) > 1:
             h, rows = _stats_rows(results, "class", "class", edges)
@@ -338,8 +375,10 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
     if len(q):
         drops = int(q["drops"].sum()) if "drops" in q else 0
         marks = int(q["ecn_marks"].sum()) if "ecn_marks" in q else 0
-        parts.append(f"queues: {drops:,} drops, {marks:,} ECN marks, "
-                     f"max occupancy {int(q['max_bytes'].max()) if 'max_bytes' in q else 0:,} B")
+        parts.append(
+            f"queues: {drops:,} drops, {marks:,} ECN marks, "
+            f"max occupancy {int(q['max_bytes'].max()) if 'max_bytes' in q else 0:,} B"
+        )
     for w in m.get("warnings") or []:
         parts.append(f"warning: {w}")
     return "\n\n".join(parts)

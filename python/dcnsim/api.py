@@ -41,8 +41,9 @@ def run(
     return run_prepared(prep, progress=progress)
 
 
-def run_prepared(prep: config.Prepared, *, progress: bool = True,
-                 desc: str | None = None) -> Results:
+def run_prepared(
+    prep: config.Prepared, *, progress: bool = True, desc: str | None = None
+) -> Results:
     name = desc or str(prep.normalized.get("name") or "run")
     bar = Progress(1.0, desc=name, enabled=progress)
 

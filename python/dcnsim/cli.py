@@ -138,8 +138,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     seeds: int | list[int] = args.seeds
     if args.seed_list:
         seeds = [int(s) for s in split_values(args.seed_list)]
-    df = run_sweep(args.scenario, params, seeds=seeds, jobs=args.jobs, out_dir=args.output,
-                  shard=shard, collect_only=args.collect, progress=not args.quiet)
+    df = run_sweep(
+        args.scenario,
+        params,
+        seeds=seeds,
+        jobs=args.jobs,
+        out_dir=args.output,
+        shard=shard,
+        collect_only=args.collect,
+        progress=not args.quiet,
+    )
     done = int(df["done"].sum()) if "done" in df else 0
     if not args.quiet:
         cols = [*params, "seed", "done"]
@@ -164,8 +172,9 @@ def _bench_one(name: str) -> dict[str, Any]:
         "r['rss_growth_mb'] = (peak - base) / 1024\n"
         "print(json.dumps(r))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, name], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         if "ConfigError" in last:
@@ -181,8 +190,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     names = args.names or available
     unknown = [n for n in names if n not in available]
     if unknown:
-        raise ConfigError(f"unknown benchmark {unknown[0]!r}; available: {', '.join(available)}",
-                          "bench")
+        raise ConfigError(
+            f"unknown benchmark {unknown[0]!r}; available: {', '.join(available)}", "bench"
+        )
     results = []
     for n in names:
         if not args.json:
@@ -191,12 +201,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return EXIT_OK
-    headers = ["bench", "events", "M events/s", "packet-hops", "M hops/s", "sim time",
-               "wall", "peak RSS"]
-    rows = [[r["name"], f"{r['events']:,}", f"{r['events_per_s'] / 1e6:.2f}",
-             f"{r['packet_hops']:,}", f"{r['hops_per_s'] / 1e6:.2f}",
-             f"{r['sim_time_s'] * 1e3:.3g} ms", f"{r['wall_s']:.2f} s",
-             f"{r['peak_rss_mb']:.0f} MB"] for r in results]
+    headers = [
+        "bench",
+        "events",
+        "M events/s",
+        "packet-hops",
+        "M hops/s",
+        "sim time",
+        "wall",
+        "peak RSS",
+    ]
+    rows = [
+        [
+            r["name"],
+            f"{r['events']:,}",
+            f"{r['events_per_s'] / 1e6:.2f}",
+            f"{r['packet_hops']:,}",
+            f"{r['hops_per_s'] / 1e6:.2f}",
+            f"{r['sim_time_s'] * 1e3:.3g} ms",
+            f"{r['wall_s']:.2f} s",
+            f"{r['peak_rss_mb']:.0f} MB",
+        ]
+        for r in results
+    ]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in rows:
@@ -250,13 +277,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def scenario_opts(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a scenario value, e.g. classes[0].workload.load=0.3 "
-                             "(value parsed as TOML, else taken as a string); repeatable")
+        sp.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="override a scenario value, e.g. classes[0].workload.load=0.3 "
+            "(value parsed as TOML, else taken as a string); repeatable",
+        )
 
     r = sub.add_parser("run", help="run one scenario and print FCT percentiles by size")
-    r.add_argument("scenario", nargs="?", default=None,
-                   help="TOML file or shipped scenario name (default: the built-in default)")
+    r.add_argument(
+        "scenario",
+        nargs="?",
+        default=None,
+        help="TOML file or shipped scenario name (default: the built-in default)",
+    )
     scenario_opts(r)
     r.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     r.add_argument("-o", "--output", metavar="DIR", help="save results (Parquet + JSON) here")
@@ -266,8 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check scenarios without running them")
     v.add_argument("scenarios", nargs="+", metavar="SCENARIO")
     scenario_opts(v)
-    v.add_argument("--show", action="store_true",
-                   help="print the normalized scenario (all defaults filled in) as TOML")
+    v.add_argument(
+        "--show",
+        action="store_true",
+        help="print the normalized scenario (all defaults filled in) as TOML",
+    )
     v.set_defaults(func=cmd_validate)
 
     pl = sub.add_parser("plot", help="plot saved results (FCT CDF, percentiles, queues)")
@@ -278,17 +317,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sweep", help="run a parameter sweep on all cores, cached by config hash")
     s.add_argument("scenario", help="TOML file or shipped scenario name")
-    s.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
-                   help="a swept key and its values; repeat for a cartesian product")
+    s.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a swept key and its values; repeat for a cartesian product",
+    )
     s.add_argument("--seeds", type=int, default=1, help="seeds 1..N per point (default 1)")
     s.add_argument("--seed-list", metavar="S1,S2,...", help="explicit seeds instead of --seeds")
-    s.add_argument("-j", "--jobs", type=int, default=None,
-                   help="worker processes (default: all cores)")
+    s.add_argument(
+        "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
+    )
     s.add_argument("-o", "--output", metavar="DIR", required=True, help="sweep directory")
-    s.add_argument("--shard", metavar="I/N",
-                   help="run only slice I of N (0 <= I < N) of the run list, for clusters")
-    s.add_argument("--collect", action="store_true",
-                   help="run nothing; build sweep.parquet from the cached runs")
+    s.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only slice I of N (0 <= I < N) of the run list, for clusters",
+    )
+    s.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing; build sweep.parquet from the cached runs",
+    )
     s.add_argument("-q", "--quiet", action="store_true")
     s.set_defaults(func=cmd_sweep)
 

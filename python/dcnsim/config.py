@@ -69,8 +69,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise ConfigError(f"scenario file not found: {p}", "scenario") from None
     except IsADirectoryError:
-        raise ConfigError(f"scenario path is a directory, expected a TOML file: {p}",
-                          "scenario") from None
+        raise ConfigError(
+            f"scenario path is a directory, expected a TOML file: {p}", "scenario"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read scenario file {p}: {exc}", "scenario") from None
     return loads_toml(text, str(p))
@@ -185,8 +186,9 @@ def set_path(
             child = node[tok]
         else:
             if not isinstance(node, dict):
-                raise ConfigError("is not a table, cannot set a key inside it",
-                                  format_key_path(tokens[:depth]))
+                raise ConfigError(
+                    "is not a table, cannot set a key inside it", format_key_path(tokens[:depth])
+                )
             child = node.get(tok)
             missing_index = isinstance(nxt, int) and (
                 not isinstance(child, list) or nxt >= len(child)
@@ -202,15 +204,18 @@ def set_path(
                 node[tok] = child
         if isinstance(nxt, int) and (not isinstance(child, list) or nxt >= len(child)):
             size = len(child) if isinstance(child, list) else 0
-            raise ConfigError(f"index {nxt} is out of range (the list has {size} entries)",
-                              format_key_path(tokens[: depth + 2]))
+            raise ConfigError(
+                f"index {nxt} is out of range (the list has {size} entries)",
+                format_key_path(tokens[: depth + 2]),
+            )
         node = child
     last = tokens[-1]
     if isinstance(last, int) or isinstance(node, dict):
         node[last] = value
     else:
-        raise ConfigError("is not a table, cannot set a key inside it",
-                          format_key_path(tokens[:-1]))
+        raise ConfigError(
+            "is not a table, cannot set a key inside it", format_key_path(tokens[:-1])
+        )
 
 
 def _get_path(d: Any, tokens: Sequence[PathToken]) -> Any:

@@ -50,8 +50,9 @@ def _label(r: Results) -> str:
     return f"{name} (seed {r.meta.get('seed', '?')})"
 
 
-def fct_cdf(runs: Runs, *, metric: str = "fct_s", in_window_only: bool = True,
-            log_x: bool = True) -> Figure:
+def fct_cdf(
+    runs: Runs, *, metric: str = "fct_s", in_window_only: bool = True, log_x: bool = True
+) -> Figure:
     """Empirical CDF of FCT (or slowdown) over completed flows, one line per run. Unfinished
     flows are not plotted; their count is shown in the legend."""
     plt = _plt()
@@ -75,9 +76,14 @@ def fct_cdf(runs: Runs, *, metric: str = "fct_s", in_window_only: bool = True,
     return fig
 
 
-def percentile_bars(runs: Runs, *, metric: str = "slowdown", percentile: float = 99.0,
-                    by: str = "bucket",
-                    edges: Sequence[float] = analysis.DEFAULT_EDGES) -> Figure:
+def percentile_bars(
+    runs: Runs,
+    *,
+    metric: str = "slowdown",
+    percentile: float = 99.0,
+    by: str = "bucket",
+    edges: Sequence[float] = analysis.DEFAULT_EDGES,
+) -> Figure:
     """Bars of one percentile of FCT/slowdown per size bucket (or class), grouped by run.
     With a single run and ``by="bucket"`` the bars are grouped by class instead."""
     plt = _plt()
@@ -118,8 +124,14 @@ def queue_timeseries(res: Results, *, max_series: int = 8) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
     s = res.samples
     if s.empty:
-        ax.text(0.5, 0.5, "no queue samples recorded (enable them in the scenario's outputs)",
-                ha="center", va="center", transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "no queue samples recorded (enable them in the scenario's outputs)",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         return fig
     keys = ["node", "port", "queue"]
     peaks = s.groupby(keys)["bytes"].max().sort_values(ascending=False)
@@ -129,8 +141,12 @@ def queue_timeseries(res: Results, *, max_series: int = 8) -> Figure:
     for key in list(peaks.index)[:max_series]:
         node, port, queue = key
         g = s[(s["node"] == node) & (s["port"] == port) & (s["queue"] == queue)]
-        ax.step(g["t_s"], g["bytes"], where="post",
-                label=f"{names.get(node, node)} port {port} q{queue}")
+        ax.step(
+            g["t_s"],
+            g["bytes"],
+            where="post",
+            label=f"{names.get(node, node)} port {port} q{queue}",
+        )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (bytes)")
     ax.grid(True, alpha=0.3)

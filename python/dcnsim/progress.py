@@ -77,8 +77,11 @@ class Progress:
         filled = int(frac * self.width)
         bar = "#" * filled + "-" * (self.width - filled)
         elapsed = time.monotonic() - self.start
-        timing = (f"{_fmt_duration(elapsed)}" if final
-                  else f"{_fmt_duration(elapsed)} < ETA {_fmt_duration(self.eta_s())}")
+        timing = (
+            f"{_fmt_duration(elapsed)}"
+            if final
+            else f"{_fmt_duration(elapsed)} < ETA {_fmt_duration(self.eta_s())}"
+        )
         head = f"{self.desc}: " if self.desc else ""
         counts = ""
         if self.unit:

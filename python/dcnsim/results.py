@@ -128,8 +128,12 @@ def _from_arrow(table: pa.Table) -> pd.DataFrame:
 
 
 def _frame_to_arrow(df: pd.DataFrame, schema: Mapping[str, pa.DataType]) -> pa.Table:
-    cols = {c: pa.array(df[c].to_numpy(), type=schema.get(c)) if c in schema
-            else pa.Array.from_pandas(df[c]) for c in df.columns}
+    cols = {
+        c: pa.array(df[c].to_numpy(), type=schema.get(c))
+        if c in schema
+        else pa.Array.from_pandas(df[c])
+        for c in df.columns
+    }
     return _to_arrow(cols, schema).replace_schema_metadata(None)
 
 
@@ -287,8 +291,9 @@ def load(directory: str | os.PathLike[str]) -> Results:
     tables = {name: _from_arrow(pq.read_table(d / f"{name}.parquet")) for name in SCHEMAS}
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
-    return Results(tables["flows"], tables["queues"], tables["samples"], meta, scenario,
-                   path=d.absolute())
+    return Results(
+        tables["flows"], tables["queues"], tables["samples"], meta, scenario, path=d.absolute()
+    )
 
 
 def _owner_alive(name: str, max_age_s: float, mtime: float) -> bool:

@@ -213,8 +213,12 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
     rows = []
     for r in runs:
         d = out / "runs" / r.hash
-        row: dict[str, Any] = {**{k: _cell(v) for k, v in r.params.items()}, "seed": r.seed,
-                               "config_hash": r.hash, "run_dir": f"runs/{r.hash}"}
+        row: dict[str, Any] = {
+            **{k: _cell(v) for k, v in r.params.items()},
+            "seed": r.seed,
+            "config_hash": r.hash,
+            "run_dir": f"runs/{r.hash}",
+        }
         row["done"] = is_complete(d)
         if row["done"]:
             row.update(run_metrics(load(d)))
@@ -268,14 +272,22 @@ def sweep(
         _, failures = execute(shard_of(runs, shard), out_dir, jobs=jobs, progress=progress)
     df = collect(runs, out_dir)
     if failures:
-        lines = [f"  {r.hash[:12]} {r.params} seed={r.seed}: {type(e).__name__}: {e}"
-                 for r, e in failures[:10]]
+        lines = [
+            f"  {r.hash[:12]} {r.params} seed={r.seed}: {type(e).__name__}: {e}"
+            for r, e in failures[:10]
+        ]
         more = "" if len(failures) <= 10 else f"\n  ... and {len(failures) - 10} more"
-        raise SweepError(f"{len(failures)} of {len(runs)} runs failed:\n" + "\n".join(lines)
-                         + more)
+        raise SweepError(f"{len(failures)} of {len(runs)} runs failed:\n" + "\n".join(lines) + more)
     return df
 
 
-__all__ = ["SweepError", "SweepRun", "collect", "execute", "parse_shard", "plan", "shard_of",
-           "sweep"]
-
+__all__ = [
+    "SweepError",
+    "SweepRun",
+    "collect",
+    "execute",
+    "parse_shard",
+    "plan",
+    "shard_of",
+    "sweep",
+]

@@ -21,6 +21,7 @@ REPO = HERE.parents[1]
 
 try:
     import dcnsim  # noqa: F401  (installed: pip install . / maturin develop)
+
     SRC_PATHS = [str(HERE)]
 except ImportError:  # plain source checkout: test the Python layer against the fake core
     sys.path.insert(0, str(REPO / "python"))

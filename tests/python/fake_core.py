@@ -140,11 +140,36 @@ def run(scenario_json: str, progress: Any = None, progress_interval_s: float = 0
     horizon = sc["run"]["horizon_s"]
     duration = sc["run"]["duration_s"]
     n_per_class = 40
-    flows: dict[str, list] = {k: [] for k in [
-        "flow_id", "class_id", "class", "src", "dst", "size", "start_s", "finish_s", "fct_s",
-        "ideal_fct_s", "slowdown", "completed", "in_window", "sender_done_s", "deadline_s",
-        "data_pkts", "retx_pkts", "fast_retx", "rto_count", "spurious_rto", "spurious_retx",
-        "ecn_marks", "max_cwnd", "max_pkt_drops", "tag"]}
+    flows: dict[str, list] = {
+        k: []
+        for k in [
+            "flow_id",
+            "class_id",
+            "class",
+            "src",
+            "dst",
+            "size",
+            "start_s",
+            "finish_s",
+            "fct_s",
+            "ideal_fct_s",
+            "slowdown",
+            "completed",
+            "in_window",
+            "sender_done_s",
+            "deadline_s",
+            "data_pkts",
+            "retx_pkts",
+            "fast_retx",
+            "rto_count",
+            "spurious_rto",
+            "spurious_retx",
+            "ecn_marks",
+            "max_cwnd",
+            "max_pkt_drops",
+            "tag",
+        ]
+    }
     fid = 0
     wall0 = time.perf_counter()
     total = n_per_class * len(sc["classes"])
@@ -160,15 +185,31 @@ def run(scenario_json: str, progress: Any = None, progress_interval_s: float = 0
             src = int(rng.integers(hosts))
             dst = int((src + 1 + rng.integers(hosts - 1)) % hosts)
             row = {
-                "flow_id": fid, "class_id": ci, "class": cls["name"], "src": src, "dst": dst,
-                "size": size, "start_s": start, "finish_s": start + fct, "fct_s": fct,
-                "ideal_fct_s": ideal, "slowdown": slow if done else math.nan,
+                "flow_id": fid,
+                "class_id": ci,
+                "class": cls["name"],
+                "src": src,
+                "dst": dst,
+                "size": size,
+                "start_s": start,
+                "finish_s": start + fct,
+                "fct_s": fct,
+                "ideal_fct_s": ideal,
+                "slowdown": slow if done else math.nan,
                 "completed": done,
                 "in_window": sc["run"]["warmup_s"] <= start < duration - sc["run"]["cooldown_s"],
-                "sender_done_s": start + fct if done else math.nan, "deadline_s": math.nan,
-                "data_pkts": -(-size // 1460), "retx_pkts": 0, "fast_retx": 0, "rto_count": 0,
-                "spurious_rto": 0, "spurious_retx": 0, "ecn_marks": int(rng.integers(5)),
-                "max_cwnd": 14600, "max_pkt_drops": 0, "tag": 0,
+                "sender_done_s": start + fct if done else math.nan,
+                "deadline_s": math.nan,
+                "data_pkts": -(-size // 1460),
+                "retx_pkts": 0,
+                "fast_retx": 0,
+                "rto_count": 0,
+                "spurious_rto": 0,
+                "spurious_retx": 0,
+                "ecn_marks": int(rng.integers(5)),
+                "max_cwnd": 14600,
+                "max_pkt_drops": 0,
+                "tag": 0,
             }
             for k, v in row.items():
                 flows[k].append(v)
@@ -176,33 +217,80 @@ def run(scenario_json: str, progress: Any = None, progress_interval_s: float = 0
             if progress is not None and fid % 20 == 0:
                 progress(horizon * fid / total, horizon, fid, total)
     nodes = [f"h{i}" for i in range(hosts)] + [f"leaf{i}" for i in range(topo["leaves"])]
-    queues: dict[str, list] = {k: [] for k in [
-        "node", "node_name", "port", "peer_name", "queue", "pkts_in", "bytes_in", "pkts_out",
-        "bytes_out", "drops", "drops_static", "drops_shared", "drops_port", "drops_scheme",
-        "ecn_marks", "max_bytes", "max_pkts", "busy_s"]}
+    queues: dict[str, list] = {
+        k: []
+        for k in [
+            "node",
+            "node_name",
+            "port",
+            "peer_name",
+            "queue",
+            "pkts_in",
+            "bytes_in",
+            "pkts_out",
+            "bytes_out",
+            "drops",
+            "drops_static",
+            "drops_shared",
+            "drops_port",
+            "drops_scheme",
+            "ecn_marks",
+            "max_bytes",
+            "max_pkts",
+            "busy_s",
+        ]
+    }
     for n, name in enumerate(nodes):
         pk = int(rng.integers(100, 1000))
         drops = int(rng.integers(3))
-        for k, v in {"node": n, "node_name": name, "port": 0, "peer_name": "x", "queue": 0,
-                     "pkts_in": pk, "bytes_in": pk * 1500, "pkts_out": pk - drops,
-                     "bytes_out": (pk - drops) * 1500, "drops": drops, "drops_static": 0,
-                     "drops_shared": drops, "drops_port": 0, "drops_scheme": 0,
-                     "ecn_marks": 3, "max_bytes": 30000, "max_pkts": 20,
-                     "busy_s": float(pk * 1500 / rate)}.items():
+        for k, v in {
+            "node": n,
+            "node_name": name,
+            "port": 0,
+            "peer_name": "x",
+            "queue": 0,
+            "pkts_in": pk,
+            "bytes_in": pk * 1500,
+            "pkts_out": pk - drops,
+            "bytes_out": (pk - drops) * 1500,
+            "drops": drops,
+            "drops_static": 0,
+            "drops_shared": drops,
+            "drops_port": 0,
+            "drops_scheme": 0,
+            "ecn_marks": 3,
+            "max_bytes": 30000,
+            "max_pkts": 20,
+            "busy_s": float(pk * 1500 / rate),
+        }.items():
             queues[k].append(v)
     samples: dict[str, list] = {}
     if sc["outputs"]["samples"]:
         t = np.linspace(0, duration, 50)
-        samples = {"t_s": t.tolist(), "node": [hosts] * 50, "port": [0] * 50,
-                   "queue": [0] * 50, "bytes": rng.integers(0, 30000, 50).tolist()}
+        samples = {
+            "t_s": t.tolist(),
+            "node": [hosts] * 50,
+            "port": [0] * 50,
+            "queue": [0] * 50,
+            "bytes": rng.integers(0, 30000, 50).tolist(),
+        }
     completed = sum(flows["completed"])
     return {
-        "flows": flows, "queues": queues, "samples": samples,
+        "flows": flows,
+        "queues": queues,
+        "samples": samples,
         "meta": {
-            "seed": seed, "version": __version__, "events": 1000 * fid, "packet_hops": 500 * fid,
-            "sim_time_s": horizon, "wall_s": time.perf_counter() - wall0, "flows_total": fid,
-            "flows_completed": completed, "flows_in_window": sum(flows["in_window"]),
-            "scenario_name": sc["name"], "classes": [c["name"] for c in sc["classes"]],
+            "seed": seed,
+            "version": __version__,
+            "events": 1000 * fid,
+            "packet_hops": 500 * fid,
+            "sim_time_s": horizon,
+            "wall_s": time.perf_counter() - wall0,
+            "flows_total": fid,
+            "flows_completed": completed,
+            "flows_in_window": sum(flows["in_window"]),
+            "scenario_name": sc["name"],
+            "classes": [c["name"] for c in sc["classes"]],
             "warnings": [],
         },
     }
@@ -218,5 +306,12 @@ def bench(name: str) -> dict:
     t0 = time.perf_counter()
     _ = sum(range(10_000))
     wall = max(time.perf_counter() - t0, 1e-6)
-    return {"name": name, "events": 10_000, "packet_hops": 5_000, "sim_time_s": 0.01,
-            "wall_s": wall, "events_per_s": 10_000 / wall, "hops_per_s": 5_000 / wall}
+    return {
+        "name": name,
+        "events": 10_000,
+        "packet_hops": 5_000,
+        "sim_time_s": 0.01,
+        "wall_s": wall,
+        "events_per_s": 10_000 / wall,
+        "hops_per_s": 5_000 / wall,
+    }

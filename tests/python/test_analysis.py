@@ -9,29 +9,40 @@ import pytest
 from dcnsim import analysis
 
 
-def flows(sizes, fcts, *, completed=None, in_window=None, classes=None, deadlines=None,
-          ids=None) -> pd.DataFrame:
+def flows(
+    sizes, fcts, *, completed=None, in_window=None, classes=None, deadlines=None, ids=None
+) -> pd.DataFrame:
     n = len(sizes)
     completed = [True] * n if completed is None else completed
     fct = [f if c else math.nan for f, c in zip(fcts, completed, strict=True)]
-    return pd.DataFrame({
-        "flow_id": list(range(n)) if ids is None else ids,
-        "class": ["a"] * n if classes is None else classes,
-        "src": [0] * n, "dst": [1] * n,
-        "size": sizes,
-        "fct_s": fct,
-        "slowdown": [f * 2 for f in fct],
-        "completed": completed,
-        "in_window": [True] * n if in_window is None else in_window,
-        "deadline_s": [math.nan] * n if deadlines is None else deadlines,
-    })
+    return pd.DataFrame(
+        {
+            "flow_id": list(range(n)) if ids is None else ids,
+            "class": ["a"] * n if classes is None else classes,
+            "src": [0] * n,
+            "dst": [1] * n,
+            "size": sizes,
+            "fct_s": fct,
+            "slowdown": [f * 2 for f in fct],
+            "completed": completed,
+            "in_window": [True] * n if in_window is None else in_window,
+            "deadline_s": [math.nan] * n if deadlines is None else deadlines,
+        }
+    )
 
 
 def test_bucket_labels_and_edges() -> None:
     assert analysis.bucket_labels() == ["(0,10KB]", "(10KB,100KB]", "(100KB,1MB]", "(1MB,inf)"]
     b = analysis.size_bucket([1, 10_000, 10_001, 100_000, 1_000_000, 1_000_001, 10**9])
-    assert list(b.astype(str)) == ["(0,10KB]", "(0,10KB]", "(10KB,100KB]", "(10KB,100KB]",
-                                   "(100KB,1MB]", "(1MB,inf)", "(1MB,inf)"]
+    assert list(b.astype(str)) == [
+        "(0,10KB]",
+        "(0,10KB]",
+        "(10KB,100KB]",
+        "(10KB,100KB]",
+        "(100KB,1MB]",
+        "(1MB,inf)",
+        "(1MB,inf)",
+    ]
     custom = analysis.size_bucket([5, 50], edges=(0, 10, math.inf))
     assert list(custom.astype(str)) == ["(0,10B]", "(10B,inf)"]
     with pytest.raises(ValueError):
@@ -49,8 +60,7 @@ def test_percentiles_overall_known_values() -> None:
 
 
 def test_unfinished_flows_are_counted_not_dropped() -> None:
-    f = flows([100, 100, 100, 50_000], [1.0, 2.0, 3.0, 4.0],
-              completed=[True, True, False, False])
+    f = flows([100, 100, 100, 50_000], [1.0, 2.0, 3.0, 4.0], completed=[True, True, False, False])
     s = analysis.fct_stats(f, by=None).iloc[0]
     assert (s["count"], s["unfinished"]) == (2, 2)
     assert s["mean"] == pytest.approx(1.5)
@@ -64,8 +74,12 @@ def test_unfinished_flows_are_counted_not_dropped() -> None:
 
 
 def test_window_filter_and_by_class() -> None:
-    f = flows([100, 100, 100, 100], [1.0, 2.0, 3.0, 100.0],
-              in_window=[True, True, True, False], classes=["x", "y", "y", "y"])
+    f = flows(
+        [100, 100, 100, 100],
+        [1.0, 2.0, 3.0, 100.0],
+        in_window=[True, True, True, False],
+        classes=["x", "y", "y", "y"],
+    )
     s = analysis.fct_stats(f, by="class").set_index("class")
     assert s.loc["x", "count"] == 1 and s.loc["y", "count"] == 2
     assert s.loc["y", "mean"] == pytest.approx(2.5)
@@ -91,8 +105,12 @@ def test_throughput() -> None:
 
 
 def test_deadline_miss_ratio() -> None:
-    f = flows([100] * 4, [1.0, 3.0, 1.0, 1.0], completed=[True, True, False, True],
-              deadlines=[2.0, 2.0, 2.0, math.nan])
+    f = flows(
+        [100] * 4,
+        [1.0, 3.0, 1.0, 1.0],
+        completed=[True, True, False, True],
+        deadlines=[2.0, 2.0, 2.0, math.nan],
+    )
     d = analysis.deadline_miss_ratio(f)
     assert d == {"flows": 3, "missed": 2, "ratio": pytest.approx(2 / 3)}
     assert math.isnan(analysis.deadline_miss_ratio(flows([1], [1.0]))["ratio"])
@@ -110,8 +128,9 @@ def test_normalize_per_flow_and_aggregate() -> None:
     assert list(c.aggregate["bucket"]) == ["(0,10KB]", "(10KB,100KB]"]
     small = agg.loc["(0,10KB]"]
     assert small["count"] == 4
-    assert small["p50"] == pytest.approx(np.percentile([2, 4, 6, 8], 50)
-                                         / np.percentile([1, 2, 3, 4], 50))
+    assert small["p50"] == pytest.approx(
+        np.percentile([2, 4, 6, 8], 50) / np.percentile([1, 2, 3, 4], 50)
+    )
     assert small["mean"] == pytest.approx(2.0)
     big = agg.loc["(10KB,100KB]"]
     assert (big["count"], big["unfinished_a"], big["unfinished_b"]) == (1, 1, 0)

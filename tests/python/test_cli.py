@@ -13,8 +13,15 @@ from dcnsim import _native, cli, papers
 
 
 def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dcnsim", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "dcnsim", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_run_prints_summary_and_saves(tmp_path: Path, fake, capsys) -> None:
@@ -91,8 +98,18 @@ def test_split_values_and_params() -> None:
 def test_sweep_cli_and_resume(tmp_path: Path, fake, capsys) -> None:
     sc = tmp_path / "s.toml"
     sc.write_text('name = "s"\n')
-    args = ["sweep", str(sc), "--param", "topology.leaves=2,3", "--seeds", "2", "-j", "1",
-            "-o", str(tmp_path / "sw")]
+    args = [
+        "sweep",
+        str(sc),
+        "--param",
+        "topology.leaves=2,3",
+        "--seeds",
+        "2",
+        "-j",
+        "1",
+        "-o",
+        str(tmp_path / "sw"),
+    ]
     assert cli.main(args) == 0
     assert "4/4 runs complete" in capsys.readouterr().err
     assert len(os.listdir(tmp_path / "sw" / "runs")) == 4
@@ -106,8 +123,7 @@ def test_plot(tmp_path: Path, fake) -> None:
     dcnsim.run({"outputs": {"samples": True}}, progress=False).save(tmp_path / "r")
     assert cli.main(["plot", str(tmp_path / "r"), "--format", "svg"]) == 0
     names = sorted(os.listdir(tmp_path / "r" / "plots"))
-    assert names == ["fct_cdf.svg", "fct_p99_by_size.svg", "queues.svg",
-                     "slowdown_p99_by_size.svg"]
+    assert names == ["fct_cdf.svg", "fct_p99_by_size.svg", "queues.svg", "slowdown_p99_by_size.svg"]
     assert cli.main(["plot", str(tmp_path / "nope")]) == 2
 
 
@@ -115,8 +131,11 @@ def test_reproduce_unknown_paper_lists_available(fake, capsys) -> None:
     assert cli.main(["reproduce", "nosuchpaper"]) == 2
     err = capsys.readouterr().err
     assert "nosuchpaper" in err
-    assert ("none registered" in err) if not papers.available() else all(
-        p in err for p in papers.available())
+    assert (
+        ("none registered" in err)
+        if not papers.available()
+        else all(p in err for p in papers.available())
+    )
 
 
 def test_cdfs(fake, capsys) -> None:

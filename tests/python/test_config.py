@@ -21,8 +21,18 @@ def test_parse_key_path_with_indices() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("3", 3), ("0.5", 0.5), ("1e-3", 0.001), ("true", True), ('"3"', "3"), ("dctcp", "dctcp"),
-     ("[1, 2]", [1, 2]), ("{a = 1}", {"a": 1}), ("10Gbps", "10Gbps"), ("", "")],
+    [
+        ("3", 3),
+        ("0.5", 0.5),
+        ("1e-3", 0.001),
+        ("true", True),
+        ('"3"', "3"),
+        ("dctcp", "dctcp"),
+        ("[1, 2]", [1, 2]),
+        ("{a = 1}", {"a": 1}),
+        ("10Gbps", "10Gbps"),
+        ("", ""),
+    ],
 )
 def test_parse_value(text: str, value: object) -> None:
     assert config.parse_value(text) == value
@@ -100,8 +110,12 @@ def test_dumps_toml_roundtrip() -> None:
 
 
 def test_dict_and_toml_forms_are_equivalent(tmp_path: Path, fake) -> None:
-    d = {"name": "eq", "topology": {"leaves": 3}, "run": {"seed": 4},
-         "classes": [{"name": "web", "workload": {"load": 0.4}}]}
+    d = {
+        "name": "eq",
+        "topology": {"leaves": 3},
+        "run": {"seed": 4},
+        "classes": [{"name": "web", "workload": {"load": 0.4}}],
+    }
     p = tmp_path / "s.toml"
     p.write_text(config.dumps_toml(d))
     a = config.prepare(d)

@@ -98,9 +98,21 @@ def test_real_results_follow_the_contract() -> None:
     r = dcnsim.run(None, progress=False)
     assert list(r.flows.columns)[: len(FLOW_SCHEMA)] == list(FLOW_SCHEMA)
     assert list(r.queues.columns)[: len(QUEUE_SCHEMA)] == list(QUEUE_SCHEMA)
-    for k in ("seed", "version", "events", "packet_hops", "sim_time_s", "wall_s", "flows_total",
-              "flows_completed", "flows_in_window", "scenario_name", "classes", "warnings",
-              "config_hash"):
+    for k in (
+        "seed",
+        "version",
+        "events",
+        "packet_hops",
+        "sim_time_s",
+        "wall_s",
+        "flows_total",
+        "flows_completed",
+        "flows_in_window",
+        "scenario_name",
+        "classes",
+        "warnings",
+        "config_hash",
+    ):
         assert k in r.meta, k
     assert r.meta["flows_total"] == len(r.flows) > 0
     assert r.meta["flows_in_window"] == int(r.flows["in_window"].sum())
@@ -112,8 +124,15 @@ def test_real_results_follow_the_contract() -> None:
 
 def test_cli_default_run_under_a_minute(tmp_path: Path, real_env) -> None:
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "dcnsim", "run", "-o", "out"], cwd=tmp_path,
-                       env=real_env, capture_output=True, text=True, timeout=300, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "dcnsim", "run", "-o", "out"],
+        cwd=tmp_path,
+        env=real_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     elapsed = time.monotonic() - t0
     assert p.returncode == 0, p.stderr
     for lab in analysis.bucket_labels():
@@ -123,9 +142,15 @@ def test_cli_default_run_under_a_minute(tmp_path: Path, real_env) -> None:
 
 
 def test_cli_bad_input_exit_2_no_output(tmp_path: Path, real_env) -> None:
-    p = subprocess.run([sys.executable, "-m", "dcnsim", "run", "--set", "bogus.key=1", "-o",
-                        "out"], cwd=tmp_path, env=real_env, capture_output=True, text=True,
-                       timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "dcnsim", "run", "--set", "bogus.key=1", "-o", "out"],
+        cwd=tmp_path,
+        env=real_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("error: ") and "bogus" in p.stderr
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr

@@ -24,8 +24,9 @@ def test_results_tables_have_stable_columns_and_dtypes(fake) -> None:
     assert r.flows["flow_id"].dtype == "int64"
     assert r.flows["fct_s"].dtype == "float64"
     assert r.flows["completed"].dtype == "bool"
-    assert r.meta["config_hash"] == dcnsim.config.prepare(
-        {"outputs": {"samples": True}}, seed=1).hash
+    assert (
+        r.meta["config_hash"] == dcnsim.config.prepare({"outputs": {"samples": True}}, seed=1).hash
+    )
     assert r.scenario["run"]["seed"] == 1
     assert r.flows["fct_s"].isna().any()  # unfinished flows are kept, with NaN
 
@@ -76,8 +77,9 @@ def _crash_on_second_write(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(results_mod, "_write_parquet", flaky)
 
 
-def test_crash_mid_save_leaves_no_directory(tmp_path: Path, fake,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_mid_save_leaves_no_directory(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     r = _run()
     _crash_on_second_write(monkeypatch)
     with pytest.raises(OSError, match="simulated"):
@@ -85,8 +87,9 @@ def test_crash_mid_save_leaves_no_directory(tmp_path: Path, fake,
     assert os.listdir(tmp_path) == []
 
 
-def test_crash_mid_save_keeps_old_target(tmp_path: Path, fake,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_mid_save_keeps_old_target(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = _run(1).save(tmp_path / "out")
     before = {f: (old / f).read_bytes() for f in FILES}
     r = _run(2)
@@ -104,8 +107,9 @@ def test_save_replaces_existing_target(tmp_path: Path, fake) -> None:
     assert os.listdir(tmp_path) == ["out"]
 
 
-def test_interrupted_run_leaves_nothing(tmp_path: Path, fake,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupted_run_leaves_nothing(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
@@ -126,8 +130,12 @@ def test_clean_stale_temp_removes_dead_and_keeps_live(tmp_path: Path) -> None:
     import socket
 
     host = socket.gethostname()
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         (tmp_path / f".abc.tmp-{host}-{dead}-deadbeef").mkdir()
@@ -135,7 +143,8 @@ def test_clean_stale_temp_removes_dead_and_keeps_live(tmp_path: Path) -> None:
         (tmp_path / "abc").mkdir()
         assert clean_stale_temp(tmp_path) == 1
         assert sorted(os.listdir(tmp_path)) == sorted(
-            ["abc", f".abc.tmp-{host}-{live.pid}-cafebabe"])
+            ["abc", f".abc.tmp-{host}-{live.pid}-cafebabe"]
+        )
     finally:
         live.kill()
         live.wait()

@@ -33,8 +33,10 @@ def _saves(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_plan_is_cartesian_and_deterministic(fake) -> None:
     runs = sw.plan({}, PARAMS, seeds=3)
     assert len(runs) == 2 * 2 * 3
-    assert [(r.params["classes[0].workload.load"], r.params["topology.leaves"], r.seed)
-            for r in runs[:4]] == [(0.2, 2, 1), (0.2, 2, 2), (0.2, 2, 3), (0.2, 3, 1)]
+    assert [
+        (r.params["classes[0].workload.load"], r.params["topology.leaves"], r.seed)
+        for r in runs[:4]
+    ] == [(0.2, 2, 1), (0.2, 2, 2), (0.2, 2, 3), (0.2, 3, 1)]
     assert [r.hash for r in runs] == [r.hash for r in sw.plan({}, PARAMS, seeds=3)]
     assert len({r.hash for r in runs}) == len(runs)
     # points that normalize identically are run once
@@ -66,14 +68,21 @@ def test_parse_shard() -> None:
 
 
 def test_sweep_writes_summary_and_resumes_without_recomputing(
-        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = _saves(monkeypatch)
     df = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, progress=False)
     assert len(calls) == 8 and len(df) == 8 and df["done"].all()
     on_disk = pd.read_parquet(tmp_path / "sweep.parquet")
     assert list(on_disk["seed"]) == [1, 2] * 4
-    assert {"classes[0].workload.load", "topology.leaves", "fct_p99_s", "slowdown_p99",
-            "unfinished", "config_hash"} <= set(on_disk.columns)
+    assert {
+        "classes[0].workload.load",
+        "topology.leaves",
+        "fct_p99_s",
+        "slowdown_p99",
+        "unfinished",
+        "config_hash",
+    } <= set(on_disk.columns)
     calls.clear()
     df2 = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, progress=False)
     assert calls == []
@@ -81,7 +90,8 @@ def test_sweep_writes_summary_and_resumes_without_recomputing(
 
 
 def test_interrupted_sweep_resumes_and_cleans_partial_runs(
-        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = sw.plan({}, PARAMS, seeds=1)
     # a first, "killed" attempt: two runs finished, one left a half-written temp dir
     sw.execute(runs[:2], tmp_path, jobs=1, progress=False)
@@ -106,16 +116,17 @@ def test_sweep_in_parallel_processes(tmp_path: Path, fake) -> None:
 def test_shards_then_collect(tmp_path: Path, fake) -> None:
     for i in range(3):
         sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, shard=(i, 3), progress=False)
-    partial = sw.sweep({}, PARAMS, seeds=3, jobs=1, out_dir=tmp_path, collect_only=True,
-                       progress=False)
+    partial = sw.sweep(
+        {}, PARAMS, seeds=3, jobs=1, out_dir=tmp_path, collect_only=True, progress=False
+    )
     assert int(partial["done"].sum()) == 8 and len(partial) == 12  # seed 3 not run yet
-    df = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, collect_only=True,
-                  progress=False)
+    df = sw.sweep({}, PARAMS, seeds=2, jobs=1, out_dir=tmp_path, collect_only=True, progress=False)
     assert df["done"].all() and len(df) == 8
 
 
 def test_failed_runs_are_reported_and_others_kept(
-        tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = sw._run_one
     bad = sw.plan({}, PARAMS, seeds=1)[1].hash
 
