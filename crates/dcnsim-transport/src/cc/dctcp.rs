@@ -1,0 +1,140 @@
+//! DCTCP sender (RFC 8257 §3.3–§3.5).
+//!
+//! Once per window of data (the window ends when `snd_una` passes `WindowEnd`, which is
+//! then set to `snd_nxt`), α ← (1 − g)·α + g·F with F = bytes delivered by ECE-carrying ACKs
+//! / bytes delivered, both counted over that window. On ECE (the sender limits this to once
+//! per window), cwnd ← cwnd·(1 − α/2). Growth and loss reaction are NewReno's (§3.5: "DCTCP
+//! ... behaves as standard TCP on loss").
+//!
+//! Invariants: α ∈ [0, 1]; after a reduction `cwnd == ssthresh >= 2·mss` (Linux floor).
+
+use super::{reno_avoidance, reno_ssthresh, slow_start, CcCtx, CongestionControl, Window};
+use crate::tcp::TcpConfig;
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    g: f64,
+    alpha: f64,
+    window_end: u64,
+    bytes_acked: u64,
+    bytes_marked: u64,
+    bytes_acc: u64,
+}
+
+impl Dctcp {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        Dctcp {
+            g: cfg.dctcp_g,
+            alpha: cfg.dctcp_alpha_init.clamp(0.0, 1.0),
+            window_end: 0,
+            bytes_acked: 0,
+            bytes_marked: 0,
+            bytes_acc: 0,
+        }
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn on_ack(&mut self, w: &mut Window, acked: u64, _ctx: &CcCtx) {
+        let mut acked = acked;
+        if w.cwnd < w.ssthresh {
+            acked = slow_start(w, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        reno_avoidance(w, acked, &mut self.bytes_acc);
+    }
+
+    fn on_loss(&mut self, w: &mut Window, ctx: &CcCtx) {
+        // RFC 8257 §3.5: on loss, standard halving (RFC 5681 eq. 4).
+        w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
+        w.cwnd = w.ssthresh;
+        self.bytes_acc = 0;
+    }
+
+    fn on_ecn(&mut self, w: &mut Window, _ctx: &CcCtx) {
+        // RFC 8257 §3.3 (last step): cwnd = cwnd × (1 − α/2); Linux floors at 2 segments.
+        let cut = (w.cwnd as f64 * self.alpha / 2.0) as u64;
+        w.ssthresh = w.cwnd.saturating_sub(cut).max(2 * w.mss);
+        w.cwnd = w.ssthresh;
+        self.bytes_acc = 0;
+    }
+
+    fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {
+        if first {
+            w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
+        }
+        w.cwnd = w.mss;
+        self.bytes_acc = 0;
+    }
+
+    fn on_delivered(&mut self, delivered: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        // RFC 8257 §3.3: accumulate bytes acked and bytes acked with ECE ...
+        self.bytes_acked += delivered;
+        if ece {
+            self.bytes_marked += delivered;
+        }
+        // ... and once SND.UNA passes WindowEnd, fold F into α and open a new window.
+        if snd_una >= self.window_end && self.bytes_acked > 0 {
+            let f = self.bytes_marked as f64 / self.bytes_acked as f64;
+            self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).clamp(0.0, 1.0);
+            self.window_end = snd_nxt;
+            self.bytes_acked = 0;
+            self.bytes_marked = 0;
+        }
+    }
+
+    fn alpha(&self) -> Option<f64> {
+        Some(self.alpha)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alpha_ewma_per_window_and_cut() {
+        let cfg = TcpConfig {
+            dctcp_alpha_init: 0.0,
+            ..Default::default()
+        };
+        let mut d = Dctcp::new(&cfg);
+        // Window 1 ends at the first ACK (WindowEnd starts at 0): half the bytes marked.
+        d.on_delivered(100, true, 100, 1000);
+        assert!((d.alpha - 1.0 / 16.0).abs() < 1e-12);
+        // Not yet past WindowEnd = 1000: no update.
+        d.on_delivered(500, false, 600, 2000);
+        assert!((d.alpha - 1.0 / 16.0).abs() < 1e-12);
+        d.on_delivered(500, true, 1100, 3000); // F = 0.5
+        let want = (15.0 / 16.0) * (1.0 / 16.0) + 0.5 / 16.0;
+        assert!((d.alpha - want).abs() < 1e-12);
+        let mut w = Window {
+            cwnd: 100_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        d.alpha = 0.5;
+        d.on_ecn(
+            &mut w,
+            &CcCtx {
+                now: 0,
+                flight_size: 0,
+                srtt: None,
+            },
+        );
+        assert_eq!(w.cwnd, 75_000);
+        d.alpha = 1.0;
+        w.cwnd = 3000;
+        d.on_ecn(
+            &mut w,
+            &CcCtx {
+                now: 0,
+                flight_size: 0,
+                srtt: None,
+            },
+        );
+        assert_eq!(w.cwnd, 2000);
+    }
+}

@@ -1,0 +1,26 @@
+//! dcnsim-transport: sans-IO TCP endpoints with pluggable congestion control.
+//!
+//! The sender ([`TcpSender`]) and receiver ([`TcpReceiver`]) are pure state machines: the
+//! caller hands them the current time and an event (start, ACK, segment, timer expiry) and
+//! gets back the packets to transmit in a caller-owned `Vec`. They never read a clock, never
+//! schedule anything and never allocate per call in steady state; the simulator (or the
+//! virtual-clock harness in `tests/`) owns time, links and timers. Timers are exposed as
+//! deadlines ([`TcpSender::rto_deadline`], [`TcpReceiver::delack_deadline`]) that the caller
+//! polls after every call.
+//!
+//! Layering: this crate depends only on `dcnsim-engine` (for [`Time`]). It knows nothing of
+//! packets on the wire, headers, ports or switches.
+//!
+//! Modules:
+//! - [`tcp`]: configuration, wire-level types, sender, receiver, RTO estimator, SACK scoreboard.
+//! - [`cc`]: congestion-control algorithms (NewReno, CUBIC, DCTCP) behind one small trait and
+//!   a closed enum [`cc::AnyCc`].
+
+pub mod cc;
+pub mod tcp;
+
+pub use dcnsim_engine::Time;
+pub use tcp::receiver::TcpReceiver;
+pub use tcp::rto::RtoEstimator;
+pub use tcp::sender::{SenderStats, TcpSender};
+pub use tcp::{Ack, CcKind, RetxCause, RtoMode, RxSegment, Segment, TcpConfig};

@@ -1,0 +1,273 @@
+//! TCP core: configuration and the wire-level types exchanged between the endpoints and the
+//! simulator.
+//!
+//! Sequence space: a flow of `flow_bytes` bytes occupies sequence numbers `[0, flow_bytes)`
+//! as plain `u64` (no wrap-around, no SYN/FIN sequence slots; connection setup is the
+//! simulator's business). Segments are MSS-aligned: segment *i* covers
+//! `[i*mss, min((i+1)*mss, flow_bytes))`, so only the flow's last segment is short.
+//!
+//! Invariants kept by the sender (checked by `debug_assert!` and by the property tests):
+//! `snd_una <= snd_nxt <= flow_bytes`, `snd_nxt - snd_una <= rwnd_bytes`, `cwnd >= mss`, and
+//! a segment that is not an RFC-mandated retransmission is only sent when it keeps the
+//! bytes in flight within `cwnd` (+ NewReno recovery inflation / RFC 3042 allowance) and
+//! within `rwnd_bytes`.
+
+pub mod receiver;
+pub mod rto;
+pub mod sack;
+pub mod sender;
+
+use dcnsim_engine::{Time, MS, SEC, US};
+
+/// Which congestion-control algorithm a sender runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CcKind {
+    /// RFC 5681 slow start / congestion avoidance, RFC 6582 (or RFC 6675 with SACK) recovery.
+    NewReno,
+    /// RFC 9438 CUBIC.
+    Cubic,
+    /// RFC 8257 DCTCP (requires `ecn = true`).
+    Dctcp,
+}
+
+/// How the retransmission timeout is computed (see [`crate::RtoEstimator`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RtoMode {
+    /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)), doubled per consecutive timeout.
+    Rfc6298,
+    /// Linux-like: RTO = SRTT + max(4·mdev, rto_min), Linux's asymmetric mdev update.
+    Linux,
+    /// A fixed RTO that never backs off (TLT Fig. 2 uses a static 160 µs).
+    Static(Time),
+}
+
+/// Why a segment is a retransmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetxCause {
+    /// Fast retransmit on duplicate ACKs / SACK loss detection (the first retransmission of
+    /// a recovery episode).
+    Fast,
+    /// Retransmission after a retransmission timeout (go-back-N from `snd_una`).
+    Rto,
+    /// Further retransmissions during fast recovery (NewReno partial ACK, SACK holes).
+    Recovery,
+}
+
+/// A data segment emitted by the sender.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    /// `None` for the first transmission of these bytes.
+    pub retx: Option<RetxCause>,
+    /// ECN-capable transport codepoint (RFC 3168 §6.1.5: not on retransmissions, except for
+    /// DCTCP, which needs marks on every packet, as Linux does for ECN-dependent CCs).
+    pub ect: bool,
+    /// RFC 7323 TSval: the send time (the simulator's perfect clock).
+    pub tsval: Time,
+}
+
+/// An acknowledgement emitted by the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Ack {
+    /// Cumulative: the next byte expected.
+    pub ack: u64,
+    /// `[start, end)` SACK blocks, most recent first (RFC 2018 §4); first `n_sack` valid.
+    pub sack: [(u64, u64); 3],
+    pub n_sack: u8,
+    /// ECN echo. The receiver runs the RFC 8257 §3.2 two-state CE machine for every
+    /// ECN-capable flow (DCTCP and classic). Classic RFC 3168 ECE is "sticky until CWR";
+    /// our segments carry no CWR bit, so instead ECE reflects CE exactly and the classic
+    /// sender reacts at most once per window (RFC 3168 §6.1.2). The difference only matters
+    /// if the single ECE-carrying ACK is lost.
+    pub ece: bool,
+    /// Echoed TSval (RFC 7323 §4.3 TS.Recent rules). 0 if timestamps are off.
+    pub tsecr: Time,
+    /// One-way delay of the segment that triggered this ACK (perfect clock; for LEDBAT /
+    /// TCP-LP).
+    pub owd: Time,
+}
+
+impl Ack {
+    /// The valid SACK blocks.
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..(self.n_sack as usize).min(3)]
+    }
+}
+
+/// A data segment as delivered to the receiver.
+#[derive(Clone, Copy, Debug)]
+pub struct RxSegment {
+    pub seq: u64,
+    pub len: u32,
+    /// Congestion Experienced codepoint set by the network.
+    pub ce: bool,
+    pub tsval: Time,
+}
+
+/// Per-flow TCP parameters. Every field is a run-time parameter; `Default` gives the values
+/// documented on each field.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment. Default 1460 (MTU 1500 − IP 20 − TCP 20; C3/PIAS
+    /// ns-2 payload; spec §0).
+    pub mss: u32,
+    /// Initial window in segments. Default 10 (RFC 6928, Linux default; TLT).
+    pub init_cwnd_pkts: u32,
+    /// Receive window = send-buffer bound on `snd_nxt − snd_una` and on bytes in flight.
+    /// Default 1,000,000 (LPF: 1 MB socket buffers).
+    pub rwnd_bytes: u64,
+    /// RFC 2018 SACK + RFC 6675 scoreboard/pipe loss recovery. Default true (LPF, TLT).
+    pub sack: bool,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2 / RFC 6675 DupThresh). Default 3; TLT uses 1.
+    pub dupack_thresh: u32,
+    /// Congestion control. Default Cubic (Linux default; LPF default transport).
+    pub cc: CcKind,
+    /// Send data as ECT and react to ECE: DCTCP reaction if `cc == Dctcp`, otherwise classic
+    /// RFC 3168 (reduce as on loss, at most once per window, no retransmission). Default false.
+    pub ecn: bool,
+    /// DCTCP EWMA gain g. Default 1/16 (DCTCP paper, RFC 8257 §3.3, PIAS/TLT configs).
+    pub dctcp_g: f64,
+    /// DCTCP initial α. Default 1.0 (Linux `dctcp_alpha_on_init`, ns-3).
+    pub dctcp_alpha_init: f64,
+    /// CUBIC C (segments/s³). Default 0.4 (RFC 9438 §5).
+    pub cubic_c: f64,
+    /// CUBIC β. Default 0.7 (RFC 9438 §4.6).
+    pub cubic_beta: f64,
+    /// CUBIC fast convergence (RFC 9438 §4.7). Default true.
+    pub cubic_fast_convergence: bool,
+    /// CUBIC Reno-friendly region (RFC 9438 §4.3). Default true.
+    pub cubic_tcp_friendly: bool,
+    /// RTO formula. Default RFC 6298.
+    pub rto_mode: RtoMode,
+    /// Lower bound on the RTO. Default 1 ms (LPF, REFLEX, RESQ; RFC 6298 says 1 s, which is
+    /// absurd inside a datacenter).
+    pub rto_min: Time,
+    /// Upper bound on the (backed-off) RTO. Default 60 s (RFC 6298 (2.5), ns-3).
+    pub rto_max: Time,
+    /// RTO before the first RTT sample. Default 1 s (RFC 6298 (2.1)); simulator scenarios
+    /// normally override this with a datacenter-scale value.
+    pub rto_init: Time,
+    /// Clock granularity G of RFC 6298 (2.2)/(2.3). Default 1 µs (a µs-resolution timer).
+    pub clock_granularity: Time,
+    /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). Default false: ACK every segment,
+    /// as PIAS ns-2 (`ackRatio=1`) and DCTCP-family simulations do.
+    pub delayed_ack: bool,
+    /// With delayed ACKs, ACK every Nth in-order segment. Default 2 (RFC 5681 §4.2).
+    pub delack_count: u32,
+    /// With delayed ACKs, the ACK timer. Default 1 ms (REFLEX); ns-3 uses 200 ms and RFC 5681
+    /// allows up to 500 ms.
+    pub delack_timeout: Time,
+    /// RFC 7323 timestamps: RTT sampled from the echoed TSval on every ACK that advances
+    /// `snd_una` (and from retransmissions, which Karn's rule otherwise excludes). Default
+    /// true. Header bytes are the simulator's business.
+    pub timestamps: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            init_cwnd_pkts: 10,
+            rwnd_bytes: 1_000_000,
+            sack: true,
+            dupack_thresh: 3,
+            cc: CcKind::Cubic,
+            ecn: false,
+            dctcp_g: 1.0 / 16.0,
+            dctcp_alpha_init: 1.0,
+            cubic_c: 0.4,
+            cubic_beta: 0.7,
+            cubic_fast_convergence: true,
+            cubic_tcp_friendly: true,
+            rto_mode: RtoMode::Rfc6298,
+            rto_min: MS,
+            rto_max: 60 * SEC,
+            rto_init: SEC,
+            clock_granularity: US,
+            delayed_ack: false,
+            delack_count: 2,
+            delack_timeout: MS,
+            timestamps: true,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Checks every field; the error names the offending key and what is expected.
+    pub fn validate(&self) -> Result<(), String> {
+        fn unit_open(x: f64) -> bool {
+            x.is_finite() && x > 0.0 && x < 1.0
+        }
+        if self.mss == 0 {
+            return Err("mss: must be > 0".into());
+        }
+        if self.init_cwnd_pkts == 0 {
+            return Err("init_cwnd_pkts: must be >= 1".into());
+        }
+        if self.rwnd_bytes < self.mss as u64 {
+            return Err(format!("rwnd_bytes: must be >= mss ({})", self.mss));
+        }
+        if self.dupack_thresh == 0 {
+            return Err("dupack_thresh: must be >= 1".into());
+        }
+        if !(self.dctcp_g.is_finite() && self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
+            return Err("dctcp_g: must be in (0,1]".into());
+        }
+        if !(self.dctcp_alpha_init.is_finite() && (0.0..=1.0).contains(&self.dctcp_alpha_init)) {
+            return Err("dctcp_alpha_init: must be in [0,1]".into());
+        }
+        if !(self.cubic_c.is_finite() && self.cubic_c > 0.0) {
+            return Err("cubic_c: must be > 0".into());
+        }
+        if !unit_open(self.cubic_beta) {
+            return Err("cubic_beta: must be in (0,1)".into());
+        }
+        if self.rto_min == 0 {
+            return Err("rto_min: must be > 0".into());
+        }
+        if self.rto_max < self.rto_min {
+            return Err("rto_max: must be >= rto_min".into());
+        }
+        if self.rto_init == 0 {
+            return Err("rto_init: must be > 0".into());
+        }
+        if let RtoMode::Static(t) = self.rto_mode {
+            if t == 0 {
+                return Err("rto_mode: Static RTO must be > 0".into());
+            }
+        }
+        if self.delack_count == 0 {
+            return Err("delack_count: must be >= 1".into());
+        }
+        if self.delayed_ack && self.delack_timeout == 0 {
+            return Err("delack_timeout: must be > 0 when delayed_ack is on".into());
+        }
+        if self.cc == CcKind::Dctcp && !self.ecn {
+            return Err("ecn: must be true when cc = Dctcp".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn defaults_validate_and_errors_name_the_key() {
+        assert!(TcpConfig::default().validate().is_ok());
+        let bad = |f: &dyn Fn(&mut TcpConfig)| {
+            let mut c = TcpConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert_eq!(bad(&|c| c.mss = 0), "mss: must be > 0");
+        assert_eq!(bad(&|c| c.cubic_beta = 1.0), "cubic_beta: must be in (0,1)");
+        assert!(bad(&|c| c.dupack_thresh = 0).starts_with("dupack_thresh"));
+        assert!(bad(&|c| c.cc = CcKind::Dctcp).starts_with("ecn"));
+        assert!(bad(&|c| c.rto_max = 0).starts_with("rto_max"));
+        assert!(bad(&|c| c.rwnd_bytes = 10).starts_with("rwnd_bytes"));
+        assert!(bad(&|c| c.dctcp_g = 0.0).starts_with("dctcp_g"));
+        assert!(bad(&|c| c.rto_mode = RtoMode::Static(0)).starts_with("rto_mode"));
+    }
+}

@@ -1,0 +1,645 @@
+//! TCP sender: windowing, loss detection and recovery, retransmission timer.
+//!
+//! Phases:
+//! - `Open`: new data under `cwnd` (+ RFC 3042 limited transmit without SACK).
+//! - `Fast`: fast recovery entered on `dupack_thresh` duplicate ACKs (or, with SACK, when
+//!   RFC 6675 IsLost(HighACK+1) holds). Without SACK: RFC 6582 NewReno with cwnd inflation
+//!   and one retransmission per partial ACK. With SACK: RFC 6675 NextSeg/pipe.
+//! - `Rto`: after a timeout, go-back-N from `snd_una` over `[snd_una, recover)`, skipping
+//!   SACKed bytes, in slow start from cwnd = 1 MSS.
+//!
+//! Bytes in flight are RFC 6675's `pipe` in every phase, computed from three boundaries
+//! over the SACK scoreboard: un-SACKed bytes below `lost_end` are deemed lost (not in
+//! flight), un-SACKed bytes below `rxt` (HighRxt) have been retransmitted (in flight once
+//! more). Without SACK the scoreboard is empty and, outside `Rto`, `lost_end = rxt =
+//! snd_una`, so pipe = FlightSize = `snd_nxt − snd_una` as RFC 6582 expects.
+//!
+//! Invariants: `snd_una <= snd_nxt <= flow_bytes`; `snd_nxt − snd_una <= rwnd`; SACK
+//! scoreboard ⊂ `(snd_una, snd_nxt]`; `cwnd >= mss`; a segment not mandated by the RFCs
+//! (fast retransmit, RTO retransmission, NewReno partial-ACK retransmission) is sent only if
+//! `pipe + len <= cwnd + allowance` and `pipe + len <= rwnd`.
+//! No input from the network can make the sender panic: ACKs beyond `snd_nxt` or below
+//! `snd_una` are ignored, SACK blocks are clamped to `(snd_una, snd_nxt]`.
+
+use super::rto::RtoEstimator;
+use super::sack::RangeSet;
+use super::{Ack, CcKind, RetxCause, Segment, TcpConfig};
+use crate::cc::{AnyCc, CcCtx, CongestionControl, Window};
+use dcnsim_engine::Time;
+
+/// Counters, always on.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Data segments sent, including retransmissions.
+    pub data_pkts: u64,
+    /// Retransmitted segments (any cause).
+    pub retx_pkts: u64,
+    /// Fast-recovery episodes entered (fast retransmits).
+    pub fast_retx: u64,
+    /// Retransmission timeouts.
+    pub rto_count: u64,
+    /// ACKs received with ECE set.
+    pub ecn_echoes: u64,
+    pub max_cwnd: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    /// Window reductions in response to ECE (DCTCP or classic).
+    pub ecn_cuts: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Open,
+    Fast,
+    Rto,
+}
+
+/// A TCP sender for one flow of known size.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    mss: u64,
+    flow: u64,
+    rwnd: u64,
+    sack: bool,
+    dupthresh: u32,
+    ecn: bool,
+    dctcp: bool,
+    timestamps: bool,
+
+    snd_una: u64,
+    /// One past the highest byte ever sent (RFC 6675 HighData + 1).
+    snd_nxt: u64,
+    win: Window,
+    cc: AnyCc,
+    rto: RtoEstimator,
+    rto_deadline: Option<Time>,
+    sb: RangeSet,
+
+    phase: Phase,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (exclusive end): no new recovery until
+    /// `snd_una >= recover`.
+    recover: u64,
+    dupacks: u32,
+    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted byte) / go-back-N point.
+    rxt: u64,
+    /// With SACK, the first retransmitted segment of a recovery counts as lost even before
+    /// the scoreboard says so (RFC 6675 §5 step 4.3 retransmits it unconditionally).
+    fr_lost_floor: u64,
+    /// RFC 6582 cwnd inflation (bytes) during NewReno fast recovery.
+    inflation: u64,
+    partial_seen: bool,
+    consecutive_rtos: u32,
+    /// ECN: no further ECE reaction until `snd_una >= cwr_end` (once per window).
+    cwr_end: u64,
+    /// Whether the last send attempt stopped because of cwnd (gates cwnd growth).
+    cwnd_limited: bool,
+    /// Karn/RFC 6298 §3 RTT timing when timestamps are off: (end seq, send time).
+    timed: Option<(u64, Time)>,
+    started: bool,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender for `flow_bytes` bytes. The config should have passed
+    /// [`TcpConfig::validate`]; out-of-range values are clamped rather than panicking.
+    pub fn new(cfg: &TcpConfig, flow_bytes: u64) -> Self {
+        let mss = (cfg.mss as u64).max(1);
+        let cwnd = mss * (cfg.init_cwnd_pkts as u64).max(1); // RFC 6928 / RFC 5681 IW
+        TcpSender {
+            mss,
+            flow: flow_bytes,
+            rwnd: cfg.rwnd_bytes.max(mss),
+            sack: cfg.sack,
+            dupthresh: cfg.dupack_thresh.max(1),
+            ecn: cfg.ecn,
+            dctcp: cfg.cc == CcKind::Dctcp,
+            timestamps: cfg.timestamps,
+            snd_una: 0,
+            snd_nxt: 0,
+            // RFC 5681 §3.1: initial ssthresh "arbitrarily high".
+            win: Window {
+                cwnd,
+                ssthresh: u64::MAX,
+                mss,
+            },
+            cc: AnyCc::new(cfg),
+            rto: RtoEstimator::new(cfg),
+            rto_deadline: None,
+            sb: RangeSet::with_capacity(16),
+            phase: Phase::Open,
+            recover: 0,
+            dupacks: 0,
+            rxt: 0,
+            fr_lost_floor: 0,
+            inflation: 0,
+            partial_seen: false,
+            consecutive_rtos: 0,
+            cwr_end: 0,
+            cwnd_limited: false,
+            timed: None,
+            started: false,
+            stats: SenderStats {
+                max_cwnd: cwnd,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Emits the initial window. Later calls do nothing.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        self.try_send(now, out);
+    }
+
+    /// Processes one ACK and emits whatever the window now allows.
+    pub fn on_ack(&mut self, now: Time, ack: &Ack, out: &mut Vec<Segment>) {
+        if !self.started || self.done() {
+            return;
+        }
+        // RFC 9293 §3.10.7.4: an ACK for data not yet sent is ignored; an ACK below
+        // snd_una is stale (reordered) and carries nothing we can trust.
+        if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
+            return;
+        }
+        if ack.ece {
+            self.stats.ecn_echoes += 1;
+        }
+        let mss = self.mss;
+        let old_una = self.snd_una;
+        let sacked_before = self.sb.total();
+
+        // RFC 6675 §5 / RFC 2018 §4: update the scoreboard from the SACK blocks.
+        let mut newly_sacked = 0;
+        if self.sack {
+            for &(s, e) in ack.sack_blocks() {
+                let s = s.max(ack.ack);
+                let e = e.min(self.snd_nxt);
+                if s < e {
+                    newly_sacked += self.sb.insert(s, e);
+                }
+            }
+        }
+        let acked = ack.ack - old_una;
+        let mut restart_timer = acked > 0;
+        if acked > 0 {
+            self.snd_una = ack.ack;
+            self.sb.remove_below(self.snd_una);
+            self.stats.bytes_acked += acked;
+            self.consecutive_rtos = 0;
+            self.sample_rtt(now, ack);
+        }
+        let delivered = (acked + self.sb.total()).saturating_sub(sacked_before);
+        // RFC 5681 §2 / RFC 6675 §2: a duplicate ACK acknowledges nothing new while data is
+        // outstanding; with SACK it must also SACK new data.
+        let is_dup = acked == 0 && self.snd_una < self.snd_nxt && (!self.sack || newly_sacked > 0);
+        let ece = self.ecn && ack.ece;
+        if self.ecn {
+            self.cc
+                .on_delivered(delivered, ece, self.snd_una, self.snd_nxt);
+        }
+
+        // ---- loss recovery state machine ----
+        let mut reduced = false;
+        match self.phase {
+            Phase::Fast => {
+                if self.snd_una >= self.recover {
+                    // RFC 6582 §3.2 step 3 (full ACK; option 2: cwnd = ssthresh) and
+                    // RFC 6675 §5 step (A): recovery ends when HighACK >= RecoveryPoint.
+                    self.phase = Phase::Open;
+                    self.win.cwnd = self.win.ssthresh.max(mss);
+                    self.inflation = 0;
+                    self.dupacks = 0;
+                    reduced = true;
+                } else if !self.sack {
+                    if acked > 0 {
+                        // RFC 6582 §3.2 step 5: partial ACK — retransmit the first
+                        // unacknowledged segment, deflate by the amount acked, add back one
+                        // SMSS if at least one SMSS was acked.
+                        let (seq, len) = self.chunk(self.snd_una, self.snd_nxt);
+                        self.emit(now, seq, len, Some(RetxCause::Recovery), out);
+                        self.inflation = self.inflation.saturating_sub(acked);
+                        if acked >= mss {
+                            self.inflation += mss;
+                        }
+                        // "Impatient" variant (RFC 6582 §3.2 step 5, §4): reset the
+                        // retransmit timer only for the first partial ACK.
+                        restart_timer = !self.partial_seen;
+                        self.partial_seen = true;
+                    } else if is_dup {
+                        // RFC 6582 §3.2 step 4: inflate by one SMSS per further dupack.
+                        self.inflation += mss;
+                    }
+                }
+                // With SACK, the send loop below is RFC 6675 §5 step (C).
+            }
+            Phase::Rto => {
+                if self.snd_una >= self.recover {
+                    self.phase = Phase::Open;
+                }
+                self.dupacks = 0;
+            }
+            Phase::Open => {}
+        }
+        if self.phase == Phase::Open && !reduced {
+            if acked > 0 {
+                self.dupacks = 0;
+            }
+            if is_dup {
+                self.dupacks = self.dupacks.saturating_add(1);
+            }
+            // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no new recovery until snd_una has
+            // passed `recover` (set by the previous recovery or RTO).
+            let una_lost = self.sack
+                && self
+                    .sb
+                    .lost_boundary(self.dupthresh, mss)
+                    .is_some_and(|l| l > self.snd_una);
+            if self.snd_una >= self.recover
+                && self.snd_una < self.snd_nxt
+                && (self.dupacks >= self.dupthresh || una_lost)
+            {
+                // RFC 5681 §3.2 / RFC 6675 §5 step 4: DupAcks >= DupThresh or
+                // IsLost(HighACK + 1).
+                self.enter_fast_recovery(now, out);
+                reduced = true;
+            }
+        }
+
+        // ---- ECN reaction: RFC 3168 §6.1.2 / RFC 8257 §3.3, at most once per window ----
+        if ece && !reduced && self.phase != Phase::Fast && self.snd_una >= self.cwr_end {
+            let ctx = self.ctx(now);
+            self.cc.on_ecn(&mut self.win, &ctx);
+            self.cwr_end = self.snd_nxt;
+            self.stats.ecn_cuts += 1;
+            reduced = true;
+        }
+
+        // ---- window growth ----
+        // RFC 3168 §6.1.2: do not increase cwnd on an ECE ACK (classic ECN only; DCTCP
+        // keeps growing, RFC 8257 §3.3 only scales the reduction).
+        let ece_blocks_growth = ece && !self.dctcp;
+        if acked > 0
+            && !reduced
+            && self.phase != Phase::Fast
+            && self.cwnd_limited
+            && !ece_blocks_growth
+        {
+            let ctx = self.ctx(now);
+            self.cc.on_ack(&mut self.win, acked, &ctx);
+        }
+        self.win.cwnd = self.win.cwnd.max(mss);
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.win.cwnd);
+
+        // ---- RFC 6298 (5.2)/(5.3) timer management ----
+        if self.snd_una >= self.snd_nxt {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+        }
+
+        self.try_send(now, out);
+    }
+
+    /// The retransmission timer fired. Does nothing if called before the deadline.
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        match self.rto_deadline {
+            Some(d) if now >= d => {}
+            _ => return,
+        }
+        if self.done() {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.rto_count += 1;
+        let first = self.consecutive_rtos == 0;
+        let ctx = self.ctx(now);
+        // RFC 5681 §3.1: ssthresh = max(FlightSize/2, 2·SMSS) (once per episode),
+        // cwnd = LW = 1 SMSS. CUBIC: RFC 9438 §4.8.
+        self.cc.on_rto(&mut self.win, &ctx, first);
+        self.win.cwnd = self.win.cwnd.max(self.mss);
+        if self.consecutive_rtos >= 2 {
+            // RFC 2018 §8: the receiver may have reneged (or the SACK info was bogus); after
+            // repeated timeouts stop trusting the scoreboard so progress is guaranteed.
+            self.sb.clear();
+        }
+        self.consecutive_rtos = self.consecutive_rtos.saturating_add(1);
+        // RFC 6582 §4 / RFC 6675 §5.1: RecoveryPoint = HighData, leave fast recovery.
+        self.phase = Phase::Rto;
+        self.recover = self.snd_nxt;
+        self.rxt = self.snd_una;
+        self.inflation = 0;
+        self.dupacks = 0;
+        self.cwr_end = self.snd_nxt;
+        self.timed = None; // Karn (RFC 6298 §3)
+        self.rto.on_timeout(); // RFC 6298 (5.5)
+        self.rto_deadline = Some(now.saturating_add(self.rto.rto())); // RFC 6298 (5.6)
+                                                                      // RFC 6298 (5.4): retransmit the earliest unacknowledged segment (cwnd = 1 MSS and
+                                                                      // nothing is counted in flight, so exactly that one goes out).
+        self.try_send(now, out);
+    }
+
+    /// When the simulator must call [`Self::on_timeout`]; `None` when nothing is outstanding.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+
+    /// Every byte cumulatively acknowledged.
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.flow
+    }
+
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.win.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.win.ssthresh
+    }
+    pub fn srtt(&self) -> Option<Time> {
+        self.rto.srtt()
+    }
+    /// The current RTO including backoff.
+    pub fn rto(&self) -> Time {
+        self.rto.rto()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// One past the highest byte sent so far.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn flow_bytes(&self) -> u64 {
+        self.flow
+    }
+    /// RFC 6675 `pipe` (= FlightSize without SACK outside RTO recovery).
+    pub fn bytes_in_flight(&self) -> u64 {
+        let una = self.snd_una;
+        let nxt = self.snd_nxt;
+        let l = self.lost_end().clamp(una, nxt);
+        let r = if self.sack || self.phase == Phase::Rto {
+            self.rxt.clamp(una, nxt)
+        } else {
+            una
+        };
+        let unsacked = |x: u64| (x - una) - self.sb.covered_below(x);
+        unsacked(nxt) - unsacked(l) + unsacked(r)
+    }
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        if self.dctcp {
+            self.cc.alpha()
+        } else {
+            None
+        }
+    }
+
+    // ---- extra read-only views ----
+
+    /// Window allowance above cwnd: RFC 6582 inflation in NewReno fast recovery, RFC 3042
+    /// limited transmit (up to 2 SMSS on the first dupacks) without SACK, else 0.
+    pub fn recovery_inflation(&self) -> u64 {
+        if self.sack {
+            return 0;
+        }
+        match self.phase {
+            Phase::Fast => self.inflation,
+            Phase::Open if self.dupacks < self.dupthresh => self.dupacks.min(2) as u64 * self.mss,
+            _ => 0,
+        }
+    }
+    /// In fast recovery (RFC 6582 / RFC 6675).
+    pub fn in_fast_recovery(&self) -> bool {
+        self.phase == Phase::Fast
+    }
+    /// Go-back-N retransmission after a timeout is under way.
+    pub fn in_rto_recovery(&self) -> bool {
+        self.phase == Phase::Rto
+    }
+    /// Bytes currently SACKed above `snd_una`.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sb.total()
+    }
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+    pub fn rto_estimator(&self) -> &RtoEstimator {
+        &self.rto
+    }
+
+    // ---- internals ----
+
+    fn ctx(&self, now: Time) -> CcCtx {
+        CcCtx {
+            now,
+            flight_size: self.snd_nxt - self.snd_una,
+            srtt: self.rto.srtt(),
+        }
+    }
+
+    fn sample_rtt(&mut self, now: Time, ack: &Ack) {
+        let sample = if self.timestamps {
+            // RFC 7323 §4.1/§4: RTT = now − TSecr on ACKs that advance snd_una; valid even
+            // for retransmissions because TSecr identifies the transmission.
+            (ack.tsecr <= now).then(|| now - ack.tsecr)
+        } else {
+            // RFC 6298 §3 (Karn): only a segment never retransmitted is timed.
+            match self.timed {
+                Some((end, t)) if self.snd_una >= end => {
+                    self.timed = None;
+                    Some(now.saturating_sub(t))
+                }
+                _ => None,
+            }
+        };
+        if let Some(r) = sample {
+            self.rto.on_sample(r);
+        }
+    }
+
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.stats.fast_retx += 1;
+        let ctx = self.ctx(now);
+        // RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh and cwnd from the CC.
+        self.cc.on_loss(&mut self.win, &ctx);
+        self.win.cwnd = self.win.cwnd.max(self.mss);
+        self.phase = Phase::Fast;
+        // RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4.1: recover = RecoveryPoint = HighData.
+        self.recover = self.snd_nxt;
+        // RFC 3168 §6.1.2: a loss reduction also counts as this window's ECN reaction.
+        self.cwr_end = self.cwr_end.max(self.snd_nxt);
+        self.partial_seen = false;
+        let (seq, len) = self.chunk(self.snd_una, self.snd_nxt);
+        if self.sack {
+            // RFC 6675 §5 step 4.3: retransmit HighACK+1, HighRxt = its last byte.
+            self.rxt = seq + len;
+            self.fr_lost_floor = seq + len;
+        } else {
+            // RFC 6582 §3.2 step 3: cwnd = ssthresh + 3·SMSS (DupThresh·SMSS in general).
+            self.rxt = self.snd_una;
+            self.inflation = self.dupacks.max(1) as u64 * self.mss;
+        }
+        self.emit(now, seq, len, Some(RetxCause::Fast), out);
+    }
+
+    /// End (exclusive) of the deemed-lost region.
+    fn lost_end(&self) -> u64 {
+        let mut l = self.snd_una;
+        match self.phase {
+            Phase::Rto => l = l.max(self.recover),
+            Phase::Fast if self.sack => l = l.max(self.fr_lost_floor),
+            _ => {}
+        }
+        if self.sack {
+            if let Some(b) = self.sb.lost_boundary(self.dupthresh, self.mss) {
+                l = l.max(b);
+            }
+        }
+        l.min(self.snd_nxt)
+    }
+
+    /// End of the MSS-aligned segment containing `p`.
+    #[inline]
+    fn seg_end(&self, p: u64) -> u64 {
+        ((p / self.mss + 1) * self.mss).min(self.flow)
+    }
+
+    /// The first un-SACKed chunk at or after `p`, below `limit`: (start, len). `len == 0`
+    /// if there is none.
+    fn chunk(&self, p: u64, limit: u64) -> (u64, u64) {
+        let (s, next_sacked) = if self.sack {
+            self.sb.next_uncovered(p)
+        } else {
+            (p, u64::MAX)
+        };
+        if s >= limit {
+            return (s, 0);
+        }
+        let e = self.seg_end(s).min(next_sacked).min(limit);
+        (s, e - s)
+    }
+
+    fn new_data(&self) -> Option<(u64, u64, Option<RetxCause>)> {
+        (self.snd_nxt < self.flow).then(|| {
+            let s = self.snd_nxt;
+            (s, self.seg_end(s) - s, None)
+        })
+    }
+
+    /// What to send next (RFC 6675 §4 NextSeg in SACK recovery; go-back-N after RTO).
+    fn next_seg(&self) -> Option<(u64, u64, Option<RetxCause>)> {
+        match self.phase {
+            Phase::Rto => {
+                let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.recover);
+                if len > 0 {
+                    return Some((p, len, Some(RetxCause::Rto)));
+                }
+                self.new_data()
+            }
+            Phase::Fast if self.sack => {
+                let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.snd_nxt);
+                // Rule 1: the lowest un-SACKed byte above HighRxt that IsLost.
+                if len > 0 && p < self.lost_end() {
+                    return Some((p, len, Some(RetxCause::Recovery)));
+                }
+                // Rule 2: new data.
+                if let Some(x) = self.new_data() {
+                    return Some(x);
+                }
+                // Rule 3: un-SACKed, not yet lost, but below the highest SACKed byte.
+                // (Rule 4, the rescue retransmission, is not implemented: the RTO covers
+                // a lost tail.)
+                let high_sacked = self.sb.ranges().last().map_or(0, |r| r.1);
+                if len > 0 && p < high_sacked {
+                    return Some((p, len, Some(RetxCause::Recovery)));
+                }
+                None
+            }
+            _ => self.new_data(),
+        }
+    }
+
+    fn send_limit(&self) -> u64 {
+        self.win.cwnd + self.recovery_inflation()
+    }
+
+    /// Sends as much as cwnd (pipe), rwnd and the data allow.
+    fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let mut in_flight = self.bytes_in_flight();
+        let limit = self.send_limit();
+        loop {
+            let Some((seq, len, cause)) = self.next_seg() else {
+                self.cwnd_limited = false;
+                break;
+            };
+            // Flow control: never beyond the receiver's right window edge.
+            if cause.is_none() && seq + len - self.snd_una > self.rwnd {
+                self.cwnd_limited = false;
+                break;
+            }
+            // RFC 5681 §3.1 / RFC 6675 §5 step (C): only while cwnd − pipe allows it.
+            if in_flight + len > limit {
+                self.cwnd_limited = true;
+                break;
+            }
+            if in_flight + len > self.rwnd {
+                self.cwnd_limited = false;
+                break;
+            }
+            self.emit(now, seq, len, cause, out);
+            in_flight += len;
+        }
+        debug_assert_eq!(in_flight, self.bytes_in_flight());
+        debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.flow);
+        debug_assert!(self.snd_nxt - self.snd_una <= self.rwnd);
+    }
+
+    fn emit(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u64,
+        cause: Option<RetxCause>,
+        out: &mut Vec<Segment>,
+    ) {
+        debug_assert!(len > 0 && len <= self.mss);
+        // RFC 3168 §6.1.5: retransmissions are not ECT — except for DCTCP, whose control
+        // law needs a mark rather than a drop on every packet (Linux tcp_ca_needs_ecn).
+        let ect = self.ecn && (cause.is_none() || self.dctcp);
+        out.push(Segment {
+            seq,
+            len: len as u32,
+            retx: cause,
+            ect,
+            tsval: now,
+        });
+        self.stats.data_pkts += 1;
+        match cause {
+            None => {
+                self.snd_nxt = seq + len;
+                if !self.timestamps && self.timed.is_none() {
+                    self.timed = Some((seq + len, now));
+                }
+            }
+            Some(c) => {
+                self.stats.retx_pkts += 1;
+                if self.sack || c == RetxCause::Rto {
+                    self.rxt = self.rxt.max(seq + len);
+                }
+                // Karn: a retransmission makes the timed segment's ACK ambiguous.
+                if matches!(self.timed, Some((end, _)) if seq < end) {
+                    self.timed = None;
+                }
+            }
+        }
+        // RFC 6298 (5.1): start the timer if it is not running.
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+        }
+    }
+}
