@@ -373,12 +373,22 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
             parts.append("FCT by class\n" + _table(h, rows))
     q = results.queues
     if len(q):
-        drops = int(q["drops"].sum()) if "drops" in q else 0
-        marks = int(q["ecn_marks"].sum()) if "ecn_marks" in q else 0
-        parts.append(
-            f"queues: {drops:,} drops, {marks:,} ECN marks, "
-            f"max occupancy {int(q['max_bytes'].max()) if 'max_bytes' in q else 0:,} B"
-        )
+        if "is_host" in q:
+            scopes = [("switch", q[~q["is_host"].astype(bool)]), ("host", q[q["is_host"]])]
+        else:
+            scopes = [("all", q)]
+        lines = []
+        for scope, qq in scopes:
+            if qq.empty:
+                continue
+            drops = int(qq["drops"].sum()) if "drops" in qq else 0
+            marks = int(qq["ecn_marks"].sum()) if "ecn_marks" in qq else 0
+            peak = int(qq["max_bytes"].max()) if "max_bytes" in qq else 0
+            lines.append(
+                f"{scope} queues: {drops:,} drops, {marks:,} ECN marks, "
+                f"max occupancy {peak:,} B"
+            )
+        parts.append("\n".join(lines))
     for w in m.get("warnings") or []:
         parts.append(f"warning: {w}")
     return "\n\n".join(parts)

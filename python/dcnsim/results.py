@@ -182,11 +182,15 @@ class Results:
         extra_meta: Mapping[str, Any] | None = None,
     ) -> Results:
         """Wrap the dict returned by ``_core.run``."""
-        tables = {
-            name: _from_arrow(_to_arrow(out.get(name) or {}, schema))
-            for name, schema in SCHEMAS.items()
-        }
         meta = dict(out.get("meta") or {})
+        columns = {name: dict(out.get(name) or {}) for name in SCHEMAS}
+        flows = columns["flows"]
+        if "class" not in flows and "class_id" in flows and meta.get("classes"):
+            names = list(meta["classes"])
+            flows["class"] = [names[int(i)] for i in flows["class_id"]]
+        tables = {
+            name: _from_arrow(_to_arrow(columns[name], schema)) for name, schema in SCHEMAS.items()
+        }
         meta["config_hash"] = config_hash
         if extra_meta:
             meta.update(extra_meta)
