@@ -8,7 +8,10 @@
 
 pub mod net;
 pub mod packet;
+pub mod run;
+pub mod scenario;
 pub mod scheme;
 pub mod sim;
+pub mod tagged;
 pub mod topo;
 pub mod units;

@@ -128,7 +128,12 @@ impl Default for Arena {
 
 impl Arena {
     pub fn new() -> Self {
-        Arena { pkts: Vec::with_capacity(4096), free: Vec::new(), live: 0, created: 0 }
+        Arena {
+            pkts: Vec::with_capacity(4096),
+            free: Vec::new(),
+            live: 0,
+            created: 0,
+        }
     }
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
@@ -181,7 +186,12 @@ pub struct PktList {
 
 impl Default for PktList {
     fn default() -> Self {
-        PktList { head: NIL, tail: NIL, pkts: 0, bytes: 0 }
+        PktList {
+            head: NIL,
+            tail: NIL,
+            pkts: 0,
+            bytes: 0,
+        }
     }
 }
 
@@ -229,13 +239,19 @@ mod tests {
     #[test]
     fn packet_is_compact() {
         // keeps the arena cache-friendly; grow deliberately
-        assert!(std::mem::size_of::<Packet>() <= 136, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 136,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
     #[test]
     fn list_fifo_and_counts() {
         let mut a = Arena::new();
         let mut l = PktList::default();
-        let ids: Vec<_> = (0..5).map(|i| a.alloc(Packet::new(PktKind::Raw, i, 0, 1, 100, 100 + i))).collect();
+        let ids: Vec<_> = (0..5)
+            .map(|i| a.alloc(Packet::new(PktKind::Raw, i, 0, 1, 100, 100 + i)))
+            .collect();
         for &id in &ids {
             l.push_back(&mut a, id);
         }

@@ -21,7 +21,15 @@ fn split_num(s: &str) -> Option<(f64, String)> {
     let s = s.trim();
     let idx = s
         .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+' || *c == '_'))
+        .find(|(_, c)| {
+            !(c.is_ascii_digit()
+                || *c == '.'
+                || *c == 'e'
+                || *c == 'E'
+                || *c == '-'
+                || *c == '+'
+                || *c == '_')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "1e3" style is allowed, but an 'e'/'E' directly followed by a letter belongs to the unit: none of ours start with e.
@@ -83,18 +91,28 @@ impl Bw {
 }
 
 fn bw_from_str(s: &str) -> Result<Bw, String> {
-    let (n, u) = split_num(s).ok_or_else(|| format!("expected a rate like \"10Gbps\", got {s:?}"))?;
+    let (n, u) =
+        split_num(s).ok_or_else(|| format!("expected a rate like \"10Gbps\", got {s:?}"))?;
     let mult = match u.as_str() {
         "" | "bps" => 1.0,
         "kbps" => 1e3,
         "mbps" => 1e6,
         "gbps" => 1e9,
         "tbps" => 1e12,
-        _ => return Err(format!("unknown rate unit {u:?} in {s:?} (use bps, Kbps, Mbps, Gbps, Tbps)")),
+        _ => {
+            return Err(format!(
+                "unknown rate unit {u:?} in {s:?} (use bps, Kbps, Mbps, Gbps, Tbps)"
+            ))
+        }
     };
     Ok(Bw((nonneg(n, "rate")? * mult).round() as u64))
 }
-number_or_string!(Bw, "a rate: bits/s as a number or a string like \"10Gbps\"", |v| Ok(Bw(nonneg(v, "rate")?.round() as u64)), bw_from_str);
+number_or_string!(
+    Bw,
+    "a rate: bits/s as a number or a string like \"10Gbps\"",
+    |v| Ok(Bw(nonneg(v, "rate")?.round() as u64)),
+    bw_from_str
+);
 
 impl Serialize for Bw {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -130,18 +148,28 @@ impl Dur {
 }
 
 fn dur_from_str(s: &str) -> Result<Dur, String> {
-    let (n, u) = split_num(s).ok_or_else(|| format!("expected a duration like \"10us\", got {s:?}"))?;
+    let (n, u) =
+        split_num(s).ok_or_else(|| format!("expected a duration like \"10us\", got {s:?}"))?;
     let mult = match u.as_str() {
         "ps" => 1.0,
         "ns" => 1e3,
         "us" | "µs" => 1e6,
         "ms" => 1e9,
         "" | "s" => 1e12,
-        _ => return Err(format!("unknown time unit {u:?} in {s:?} (use ps, ns, us, ms, s)")),
+        _ => {
+            return Err(format!(
+                "unknown time unit {u:?} in {s:?} (use ps, ns, us, ms, s)"
+            ))
+        }
     };
     Ok(Dur((nonneg(n, "duration")? * mult).round() as Time))
 }
-number_or_string!(Dur, "a duration: seconds as a number or a string like \"10us\"", |v| Ok(Dur((nonneg(v, "duration")? * 1e12).round() as Time)), dur_from_str);
+number_or_string!(
+    Dur,
+    "a duration: seconds as a number or a string like \"10us\"",
+    |v| Ok(Dur((nonneg(v, "duration")? * 1e12).round() as Time)),
+    dur_from_str
+);
 
 impl Serialize for Dur {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -182,10 +210,17 @@ fn byte_mult(u: &str) -> Option<f64> {
 
 fn bytes_from_str(s: &str) -> Result<Bytes, String> {
     let (n, u) = split_num(s).ok_or_else(|| format!("expected a size like \"64KB\", got {s:?}"))?;
-    let m = byte_mult(&u).ok_or_else(|| format!("unknown size unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"))?;
+    let m = byte_mult(&u).ok_or_else(|| {
+        format!("unknown size unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)")
+    })?;
     Ok(Bytes((nonneg(n, "size")? * m).round() as u64))
 }
-number_or_string!(Bytes, "a size: bytes as a number or a string like \"64KB\"", |v| Ok(Bytes(nonneg(v, "size")?.round() as u64)), bytes_from_str);
+number_or_string!(
+    Bytes,
+    "a size: bytes as a number or a string like \"64KB\"",
+    |v| Ok(Bytes(nonneg(v, "size")?.round() as u64)),
+    bytes_from_str
+);
 
 fn bytes_txt(v: u64) -> String {
     if v != 0 && v % 1_000_000 == 0 {
@@ -217,7 +252,8 @@ impl Default for Amount {
 }
 
 fn amount_from_str(s: &str) -> Result<Amount, String> {
-    let (n, u) = split_num(s).ok_or_else(|| format!("expected a size like \"64KB\" or \"65pkt\", got {s:?}"))?;
+    let (n, u) = split_num(s)
+        .ok_or_else(|| format!("expected a size like \"64KB\" or \"65pkt\", got {s:?}"))?;
     let n = nonneg(n, "amount")?;
     if u == "pkt" || u == "pkts" || u == "p" || u == "packets" {
         if n.fract() != 0.0 {
@@ -225,10 +261,16 @@ fn amount_from_str(s: &str) -> Result<Amount, String> {
         }
         return Ok(Amount::Pkts(n as u64));
     }
-    let m = byte_mult(&u).ok_or_else(|| format!("unknown unit {u:?} in {s:?} (use B, KB, MB, KiB, MiB or pkt)"))?;
+    let m = byte_mult(&u)
+        .ok_or_else(|| format!("unknown unit {u:?} in {s:?} (use B, KB, MB, KiB, MiB or pkt)"))?;
     Ok(Amount::Bytes((n * m).round() as u64))
 }
-number_or_string!(Amount, "a size in bytes or a packet count like \"65pkt\"", |v| Ok(Amount::Bytes(nonneg(v, "amount")?.round() as u64)), amount_from_str);
+number_or_string!(
+    Amount,
+    "a size in bytes or a packet count like \"65pkt\"",
+    |v| Ok(Amount::Bytes(nonneg(v, "amount")?.round() as u64)),
+    amount_from_str
+);
 
 impl Serialize for Amount {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -281,8 +323,14 @@ mod tests {
         assert_eq!(j::<Bytes>("\"1MiB\"").unwrap(), Bytes(1_048_576));
         assert_eq!(j::<Amount>("\"65pkt\"").unwrap(), Amount::Pkts(65));
         assert_eq!(j::<Amount>("\"200KB\"").unwrap(), Amount::Bytes(200_000));
-        assert!(j::<Bw>("\"-1Gbps\"").unwrap_err().to_string().contains("non-negative"));
-        assert!(j::<Bw>("\"10Gbit\"").unwrap_err().to_string().contains("unknown rate unit"));
+        assert!(j::<Bw>("\"-1Gbps\"")
+            .unwrap_err()
+            .to_string()
+            .contains("non-negative"));
+        assert!(j::<Bw>("\"10Gbit\"")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown rate unit"));
         assert!(j::<Dur>("\"5 fortnights\"").is_err());
     }
     #[test]

@@ -12,11 +12,28 @@ use dcnsim_engine::{Rate, Time, MS, US};
 const G10: Rate = Rate::gbps(10);
 
 fn src(src: u32, dst: u32, class: u8, rate: Rate, stop: Time) -> SourceSpec {
-    SourceSpec { src, dst, class, wire: 1500, rate, start: 0, stop, burst: 1, max_pkts: 0, ect: false, entropy: src * 7919 + dst }
+    SourceSpec {
+        src,
+        dst,
+        class,
+        wire: 1500,
+        rate,
+        start: 0,
+        stop,
+        burst: 1,
+        max_pkts: 0,
+        ect: false,
+        entropy: src * 7919 + dst,
+    }
 }
 
 fn unlimited_switch(sched: SchedConfig, queues: u8) -> SwitchConfig {
-    SwitchConfig { port: PortConfig { queues, scheduler: sched, ..PortConfig::default() }, shared_buffer: None }
+    SwitchConfig {
+        queues,
+        scheduler: sched,
+        port_limit: None,
+        ..SwitchConfig::default()
+    }
 }
 
 fn host() -> HostConfig {
@@ -79,7 +96,9 @@ fn bytes_out(sim: &Sim, port: usize, q: usize) -> u64 {
 /// Global id of the switch port facing the destination host (the last host).
 fn egress_to_last(sim: &Sim) -> usize {
     let n = sim.n_hosts;
-    (0..sim.ports.len()).find(|&p| sim.ports[p].peer == n - 1 && sim.ports[p].node == n).unwrap()
+    (0..sim.ports.len())
+        .find(|&p| sim.ports[p].peer == n - 1 && sim.ports[p].node == n)
+        .unwrap()
 }
 
 #[test]
@@ -87,12 +106,23 @@ fn strict_priority_starves_low_queue() {
     let sim = contend(SchedConfig::Strict, &[0, 1], 2 * MS);
     let e = egress_to_last(&sim);
     assert!(bytes_out(&sim, e, 0) > 2_000_000);
-    assert_eq!(bytes_out(&sim, e, 1), 0, "low queue must get nothing while high is saturated");
+    assert_eq!(
+        bytes_out(&sim, e, 1),
+        0,
+        "low queue must get nothing while high is saturated"
+    );
 }
 
 fn share_check(weights: &[f64], dur: Time) {
     let classes: Vec<u8> = (0..weights.len() as u8).collect();
-    let sim = contend(SchedConfig::Drr { weights: weights.to_vec(), quantum: Bytes(1500) }, &classes, dur);
+    let sim = contend(
+        SchedConfig::Drr(DrrSched {
+            weights: weights.to_vec(),
+            quantum: Bytes(1500),
+        }),
+        &classes,
+        dur,
+    );
     let e = egress_to_last(&sim);
     let out: Vec<u64> = (0..weights.len()).map(|q| bytes_out(&sim, e, q)).collect();
     let total: u64 = out.iter().sum();
@@ -100,7 +130,10 @@ fn share_check(weights: &[f64], dur: Time) {
     for (q, w) in weights.iter().enumerate() {
         let share = out[q] as f64 / total as f64;
         let want = w / wsum;
-        assert!((share - want).abs() <= 0.01 * want.max(0.01), "queue {q}: share {share} want {want} ({out:?})");
+        assert!(
+            (share - want).abs() <= 0.01 * want.max(0.01),
+            "queue {q}: share {share} want {want} ({out:?})"
+        );
     }
 }
 
@@ -123,7 +156,11 @@ fn weighted_shares_three_classes() {
 fn mixed_strict_over_weighted() {
     // queue 0 strict (one source at 50% load), queues 1,2 share the rest 3:1.
     let g = star(6, G10, US);
-    let sched = SchedConfig::Mixed { strict: 1, weights: vec![3.0, 1.0], quantum: Bytes(1500) };
+    let sched = SchedConfig::Mixed(MixedSched {
+        strict: 1,
+        weights: vec![3.0, 1.0],
+        quantum: Bytes(1500),
+    });
     let mut sim = Sim::with_configs(&g, &unlimited_switch(sched, 3), &host(), 1, Ecmp::PerFlow);
     sim.add_source(src(0, 5, 0, Rate::gbps(5), 5 * MS));
     for (h, c) in [(1, 1), (2, 1), (3, 2), (4, 2)] {
@@ -131,9 +168,16 @@ fn mixed_strict_over_weighted() {
     }
     sim.run(5 * MS, u64::MAX);
     let e = egress_to_last(&sim);
-    let (b0, b1, b2) = (bytes_out(&sim, e, 0), bytes_out(&sim, e, 1), bytes_out(&sim, e, 2));
+    let (b0, b1, b2) = (
+        bytes_out(&sim, e, 0),
+        bytes_out(&sim, e, 1),
+        bytes_out(&sim, e, 2),
+    );
     let tot = (b0 + b1 + b2) as f64;
-    assert!((b0 as f64 / tot - 0.5).abs() < 0.01, "strict queue gets its full demand");
+    assert!(
+        (b0 as f64 / tot - 0.5).abs() < 0.01,
+        "strict queue gets its full demand"
+    );
     assert!((b1 as f64 / (b1 + b2) as f64 - 0.75).abs() < 0.01);
 }
 
@@ -141,13 +185,15 @@ fn mixed_strict_over_weighted() {
 fn static_limits_never_exceeded() {
     let g = star(5, G10, US);
     let sw = SwitchConfig {
-        port: PortConfig {
-            queues: 2,
-            scheduler: SchedConfig::Drr { weights: vec![1.0, 1.0], quantum: Bytes(1500) },
-            queue_limit: Some(PerQueue::Many(vec![Amount::Bytes(30_000), Amount::Pkts(7)])),
-            ..PortConfig::default()
-        },
+        queues: 2,
+        scheduler: SchedConfig::Drr(DrrSched {
+            weights: vec![1.0, 1.0],
+            quantum: Bytes(1500),
+        }),
+        queue_limit: Some(PerQueue::Many(vec![Amount::Bytes(30_000), Amount::Pkts(7)])),
         shared_buffer: None,
+        port_limit: None,
+        ..SwitchConfig::default()
     };
     let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
     sim.paranoid = true;
@@ -157,7 +203,11 @@ fn static_limits_never_exceeded() {
     sim.run(Time::MAX, u64::MAX);
     let e = egress_to_last(&sim);
     let s = &sim.ports[e].stats;
-    assert!(s[0].max_bytes <= 30_000 && s[0].max_bytes >= 28_500, "{}", s[0].max_bytes);
+    assert!(
+        s[0].max_bytes <= 30_000 && s[0].max_bytes >= 28_500,
+        "{}",
+        s[0].max_bytes
+    );
     assert_eq!(s[1].max_pkts, 7);
     assert!(s[0].drops[0] > 0 && s[1].drops[0] > 0);
 }
@@ -170,8 +220,12 @@ fn dynamic_threshold_settles_at_alpha_b_over_1_plus_m_alpha() {
         let g = star(hosts, G10, US);
         let total = 600_000u64;
         let sw = SwitchConfig {
-            port: PortConfig { queues: 1, scheduler: SchedConfig::Fifo, alpha: PerQueue::One(alpha), ..PortConfig::default() },
+            queues: 1,
+            scheduler: SchedConfig::Fifo,
+            alpha: PerQueue::One(alpha),
             shared_buffer: Some(Bytes(total)),
+            port_limit: None,
+            ..SwitchConfig::default()
         };
         let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
         for i in 0..m {
@@ -179,8 +233,16 @@ fn dynamic_threshold_settles_at_alpha_b_over_1_plus_m_alpha() {
             sim.add_source(src(3 * i, dst, 0, G10, 3 * MS));
             sim.add_source(src(3 * i + 1, dst, 0, G10, 3 * MS));
         }
-        let ports: Vec<u32> =
-            (0..m).map(|i| (0..sim.ports.len() as u32).find(|&p| sim.ports[p as usize].peer == 3 * i + 2 && sim.ports[p as usize].node == hosts).unwrap()).collect();
+        let ports: Vec<u32> = (0..m)
+            .map(|i| {
+                (0..sim.ports.len() as u32)
+                    .find(|&p| {
+                        sim.ports[p as usize].peer == 3 * i + 2
+                            && sim.ports[p as usize].node == hosts
+                    })
+                    .unwrap()
+            })
+            .collect();
         sim.sample_every = 10 * US;
         sim.sample_ports = ports.clone();
         sim.ev.push(MS, dcnsim::sim::Event::Sample);
@@ -189,18 +251,32 @@ fn dynamic_threshold_settles_at_alpha_b_over_1_plus_m_alpha() {
         let mut means = Vec::new();
         for &p in &ports {
             // time-average occupancy once settled
-            let xs: Vec<f64> = sim.samples.iter().filter(|s| s.port == p && s.t >= MS).map(|s| s.bytes as f64).collect();
+            let xs: Vec<f64> = sim
+                .samples
+                .iter()
+                .filter(|s| s.port == p && s.t >= MS)
+                .map(|s| s.bytes as f64)
+                .collect();
             assert!(xs.len() > 100);
             means.push(xs.iter().sum::<f64>() / xs.len() as f64);
-            assert!(sim.ports[p as usize].stats[0].drops[2] > 0, "the threshold, not the pool, limits the queue");
+            assert!(
+                sim.ports[p as usize].stats[0].drops[2] > 0,
+                "the threshold, not the pool, limits the queue"
+            );
         }
         // The M queues together settle within one MTU of M·α·B/(1+Mα) per queue. Individually,
         // lock-stepped CBR arrivals freeze a packet-granular split: one packet more in another
         // queue moves this queue's threshold by α·MTU, so each queue is within α·(M−1)+1 MTUs.
         let avg = means.iter().sum::<f64>() / m as f64;
-        assert!((avg - want).abs() <= 1500.0, "M={m} α={alpha}: mean queue {avg} vs {want}");
+        assert!(
+            (avg - want).abs() <= 1500.0,
+            "M={m} α={alpha}: mean queue {avg} vs {want}"
+        );
         for q in &means {
-            assert!((q - want).abs() <= 1500.0 * (alpha * (m as f64 - 1.0) + 1.0), "M={m} α={alpha}: queue {q} vs {want}");
+            assert!(
+                (q - want).abs() <= 1500.0 * (alpha * (m as f64 - 1.0) + 1.0),
+                "M={m} α={alpha}: queue {q} vs {want}"
+            );
         }
     }
 }
@@ -209,13 +285,11 @@ fn dynamic_threshold_settles_at_alpha_b_over_1_plus_m_alpha() {
 fn reserved_bytes_are_never_used_by_another_queue() {
     let g = star(4, G10, US);
     let sw = SwitchConfig {
-        port: PortConfig {
-            queues: 2,
-            port_limit: Some(Amount::Bytes(60_000)),
-            reserved: PerQueue::Many(vec![Bytes(0), Bytes(20_000)]),
-            ..PortConfig::default()
-        },
+        queues: 2,
+        port_limit: Some(Amount::Bytes(60_000)),
+        reserved: PerQueue::Many(vec![Bytes(0), Bytes(20_000)]),
         shared_buffer: None,
+        ..SwitchConfig::default()
     };
     let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
     sim.paranoid = true;
@@ -230,9 +304,17 @@ fn reserved_bytes_are_never_used_by_another_queue() {
     sim.run(Time::MAX, u64::MAX);
     let e = egress_to_last(&sim);
     let s = &sim.ports[e].stats;
-    assert!(s[0].max_bytes <= 60_000, "queue 0 used reserved bytes: {}", s[0].max_bytes);
+    assert!(
+        s[0].max_bytes <= 60_000,
+        "queue 0 used reserved bytes: {}",
+        s[0].max_bytes
+    );
     assert!(s[0].drops[1] > 0, "queue 0 was limited by the port limit");
-    assert_eq!(s[1].drops.iter().sum::<u64>(), 0, "the reserved queue accepted its whole burst");
+    assert_eq!(
+        s[1].drops.iter().sum::<u64>(),
+        0,
+        "the reserved queue accepted its whole burst"
+    );
     assert_eq!(sim.sources.stats[2].rx_pkts, 13);
 }
 
@@ -240,7 +322,16 @@ fn reserved_bytes_are_never_used_by_another_queue() {
 fn ecmp_spreads_flows_and_never_reorders() {
     // 2 leaves × 4 spines: 1000 sources from leaf0 hosts to leaf1 hosts.
     let g = leaf_spine(2, 4, 8, (G10, US), (G10, US));
-    let mut sim = Sim::with_configs(&g, &SwitchConfig { port: PortConfig::default(), shared_buffer: None }, &host(), 7, Ecmp::PerFlow);
+    let mut sim = Sim::with_configs(
+        &g,
+        &SwitchConfig {
+            port_limit: None,
+            ..SwitchConfig::default()
+        },
+        &host(),
+        7,
+        Ecmp::PerFlow,
+    );
     for i in 0..1000u32 {
         let mut s = src(i % 8, 8 + (i / 8) % 8, 0, Rate::mbps(50), 200 * US);
         s.entropy = dcnsim_engine::rng::mix64(&[i as u64]) as u32;
@@ -254,7 +345,10 @@ fn ecmp_spreads_flows_and_never_reorders() {
         .map(|p| sim.ports[p].pkts_sent)
         .collect();
     assert_eq!(up.len(), 4);
-    let (mx, mn) = (*up.iter().max().unwrap() as f64, *up.iter().min().unwrap() as f64);
+    let (mx, mn) = (
+        *up.iter().max().unwrap() as f64,
+        *up.iter().min().unwrap() as f64,
+    );
     assert!(mn > 0.0 && mx / mn < 1.3, "uplink packet counts {up:?}");
     let reordered: u64 = sim.sources.stats.iter().map(|s| s.reordered).sum();
     assert_eq!(reordered, 0);
@@ -266,21 +360,31 @@ fn per_packet_spraying_uses_all_uplinks_for_one_source() {
     let mut sim = Sim::with_configs(&g, &SwitchConfig::default(), &host(), 7, Ecmp::PerPacket);
     sim.add_source(src(0, 1, 0, G10, 100 * US));
     sim.run(Time::MAX, u64::MAX);
-    let used = (0..sim.ports.len()).filter(|&p| sim.ports[p].node == 2 && sim.ports[p].peer >= 4 && sim.ports[p].pkts_sent > 0).count();
+    let used = (0..sim.ports.len())
+        .filter(|&p| sim.ports[p].node == 2 && sim.ports[p].peer >= 4 && sim.ports[p].pkts_sent > 0)
+        .count();
     assert_eq!(used, 4);
 }
 
 fn random_run(seed: u64) -> (u64, u64, u64, Vec<u64>) {
     let g = leaf_spine(3, 2, 4, (G10, US), (Rate::gbps(20), US));
     let sw = SwitchConfig {
-        port: PortConfig {
-            queues: 3,
-            scheduler: SchedConfig::Mixed { strict: 1, weights: vec![2.0, 1.0], quantum: Bytes(1538) },
-            queue_limit: Some(PerQueue::One(Amount::Pkts(20))),
-            ecn: PerQueue::One(EcnConfig::Red { kmin: Amount::Pkts(2), kmax: Amount::Pkts(10), pmax: 0.5, occupancy: Occupancy::Queue }),
-            ..PortConfig::default()
-        },
+        queues: 3,
+        scheduler: SchedConfig::Mixed(MixedSched {
+            strict: 1,
+            weights: vec![2.0, 1.0],
+            quantum: Bytes(1538),
+        }),
+        queue_limit: Some(PerQueue::One(Amount::Pkts(20))),
+        ecn: PerQueue::One(EcnConfig::Red(RedEcn {
+            kmin: Amount::Pkts(2),
+            kmax: Amount::Pkts(10),
+            pmax: 0.5,
+            occupancy: Occupancy::Queue,
+        })),
         shared_buffer: Some(Bytes(200_000)),
+        port_limit: None,
+        ..SwitchConfig::default()
     };
     let mut sim = Sim::with_configs(&g, &sw, &host(), seed, Ecmp::PerFlow);
     sim.paranoid = true;
@@ -291,7 +395,13 @@ fn random_run(seed: u64) -> (u64, u64, u64, Vec<u64>) {
         if d == s {
             d = (d + 1) % 12;
         }
-        let mut sp = src(s, d, r.below(3) as u8, Rate::mbps(500 + r.below(9000)), (100 + r.below(400)) * US);
+        let mut sp = src(
+            s,
+            d,
+            r.below(3) as u8,
+            Rate::mbps(500 + r.below(9000)),
+            (100 + r.below(400)) * US,
+        );
         sp.start = r.below(200) * US;
         sp.burst = 1 + r.below(4) as u32;
         sp.ect = true;
@@ -302,12 +412,25 @@ fn random_run(seed: u64) -> (u64, u64, u64, Vec<u64>) {
     sim.run(150 * US, u64::MAX);
     let c = &sim.counters;
     let created = sim.arena.created();
-    assert_eq!(created, c.delivered + c.dropped + sim.live_packets(), "conservation midway");
+    assert_eq!(
+        created,
+        c.delivered + c.dropped + sim.live_packets(),
+        "conservation midway"
+    );
     sim.run(Time::MAX, u64::MAX);
     let c = &sim.counters;
     assert_eq!(sim.live_packets(), 0);
     assert_eq!(sim.arena.created(), c.delivered + c.dropped);
-    let per_port: Vec<u64> = sim.ports.iter().map(|p| p.stats.iter().map(|s| s.ecn_marks * 1000 + s.drops.iter().sum::<u64>()).sum()).collect();
+    let per_port: Vec<u64> = sim
+        .ports
+        .iter()
+        .map(|p| {
+            p.stats
+                .iter()
+                .map(|s| s.ecn_marks * 1000 + s.drops.iter().sum::<u64>())
+                .sum()
+        })
+        .collect();
     (c.delivered, c.dropped, c.packet_hops, per_port)
 }
 
@@ -328,7 +451,11 @@ fn scheme_hooks_tag_decide_and_observe() {
     let g = star(4, G10, US);
     let sw = unlimited_switch(SchedConfig::Strict, 4);
     let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
-    sim.scheme = AnyScheme::build(&SchemeConfig::Test(TestSchemeConfig { red_threshold: Bytes(15_000), retx_class: None, mark_class: Some(2) }));
+    sim.scheme = AnyScheme::build(&SchemeConfig::Test(TestSchemeConfig {
+        red_threshold: Bytes(15_000),
+        retx_class: None,
+        mark_class: Some(2),
+    }));
     // sources 0 (green) and 1 (red) overload h3; source 2 (green, class 2, ECT) is marked.
     sim.add_source(src(0, 3, 1, G10, MS));
     sim.add_source(src(1, 3, 1, G10, MS));
@@ -336,16 +463,31 @@ fn scheme_hooks_tag_decide_and_observe() {
     s2.ect = true;
     sim.add_source(s2);
     sim.run(Time::MAX, u64::MAX);
-    let AnyScheme::Test(t) = &sim.scheme else { unreachable!() };
+    let AnyScheme::Test(t) = &sim.scheme else {
+        unreachable!()
+    };
     let st = &sim.sources.stats;
-    assert_eq!(t.n.tagged, st[1].tx_pkts, "host hook coloured every packet of the odd source");
-    assert_eq!(st[0].rx_pkts, st[0].tx_pkts, "green packets are never dropped by the scheme");
-    assert_eq!(st[1].tx_pkts - st[1].rx_pkts, t.n.dropped, "only red packets were dropped");
+    assert_eq!(
+        t.n.tagged, st[1].tx_pkts,
+        "host hook coloured every packet of the odd source"
+    );
+    assert_eq!(
+        st[0].rx_pkts, st[0].tx_pkts,
+        "green packets are never dropped by the scheme"
+    );
+    assert_eq!(
+        st[1].tx_pkts - st[1].rx_pkts,
+        t.n.dropped,
+        "only red packets were dropped"
+    );
     assert!(t.n.dropped > 0);
     assert_eq!(st[2].ce, st[2].rx_pkts, "enqueue verdict Mark sets CE");
     assert_eq!(t.n.received, sim.counters.delivered);
     assert_eq!(t.n.dequeued, sim.counters.packet_hops);
     let e = egress_to_last(&sim);
-    assert_eq!(sim.ports[e].stats[1].drops[3], t.n.dropped, "scheme drops are counted by reason");
+    assert_eq!(
+        sim.ports[e].stats[1].drops[3], t.n.dropped,
+        "scheme drops are counted by reason"
+    );
     assert!(sim.ports[e].stats[1].max_bytes <= 15_000 + 2 * 1500);
 }

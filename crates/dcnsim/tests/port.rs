@@ -27,7 +27,11 @@ fn step_marks_iff_occupancy_at_least_k_at_enqueue() {
         let cfg = PortConfig {
             queues: 1,
             scheduler: SchedConfig::Fifo,
-            ecn: PerQueue::One(EcnConfig::Step { k, at: MarkAt::Enqueue, occupancy: Occupancy::Queue }),
+            ecn: PerQueue::One(EcnConfig::Step(StepEcn {
+                k,
+                at: MarkAt::Enqueue,
+                occupancy: Occupancy::Queue,
+            })),
             ..PortConfig::default()
         };
         let prof = Profile::compile(&cfg, 0);
@@ -37,18 +41,23 @@ fn step_marks_iff_occupancy_at_least_k_at_enqueue() {
         for i in 0..10u64 {
             let before = p.q[0].pkts as u64;
             let id = pkt(&mut a, 1500, true);
-            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng).unwrap();
+            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+                .unwrap();
             let marked = a.get(id).flags & flags::CE != 0;
             let expect = match k {
                 Amount::Pkts(n) => before >= n,
                 Amount::Bytes(b) => before * 1500 >= b,
             };
-            assert_eq!(marked, expect, "packet {i} found {before} queued, K = {k:?}");
+            assert_eq!(
+                marked, expect,
+                "packet {i} found {before} queued, K = {k:?}"
+            );
             expected_marks += expect as u64;
         }
         // a non-ECT packet is never marked
         let id = pkt(&mut a, 1500, false);
-        p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng).unwrap();
+        p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+            .unwrap();
         assert_eq!(a.get(id).flags & flags::CE, 0);
         assert_eq!(p.stats[0].ecn_marks, expected_marks);
     }
@@ -58,7 +67,11 @@ fn step_marks_iff_occupancy_at_least_k_at_enqueue() {
 fn dequeue_marking_and_per_port_occupancy() {
     let cfg = PortConfig {
         queues: 2,
-        ecn: PerQueue::One(EcnConfig::Step { k: Amount::Pkts(2), at: MarkAt::Dequeue, occupancy: Occupancy::Port }),
+        ecn: PerQueue::One(EcnConfig::Step(StepEcn {
+            k: Amount::Pkts(2),
+            at: MarkAt::Dequeue,
+            occupancy: Occupancy::Port,
+        })),
         ..PortConfig::default()
     };
     let prof = Profile::compile(&cfg, 0);
@@ -69,14 +82,20 @@ fn dequeue_marking_and_per_port_occupancy() {
         .iter()
         .map(|&q| {
             let id = pkt(&mut a, 1000, true);
-            p.enqueue(&prof, q, id, &mut a, &mut pool, &mut rng).unwrap();
+            p.enqueue(&prof, q, id, &mut a, &mut pool, &mut rng)
+                .unwrap();
             id
         })
         .collect();
     assert!(ids.iter().all(|&id| a.get(id).flags & flags::CE == 0));
     // strict: queue 0 first; the first departure leaves 3 in the port (≥ 2) → marked, etc.
-    let sent: Vec<u32> = (0..4).map(|_| p.next_to_send(&prof, &mut a, &mut pool).unwrap()).collect();
-    let out: Vec<bool> = sent.iter().map(|&id| a.get(id).flags & flags::CE != 0).collect();
+    let sent: Vec<u32> = (0..4)
+        .map(|_| p.next_to_send(&prof, &mut a, &mut pool).unwrap())
+        .collect();
+    let out: Vec<bool> = sent
+        .iter()
+        .map(|&id| a.get(id).flags & flags::CE != 0)
+        .collect();
     assert_eq!(out, vec![true, true, false, false]);
 }
 
@@ -86,7 +105,12 @@ fn red_marking_fraction_matches_formula() {
     let cfg = PortConfig {
         queues: 1,
         scheduler: SchedConfig::Fifo,
-        ecn: PerQueue::One(EcnConfig::Red { kmin, kmax, pmax, occupancy: Occupancy::Queue }),
+        ecn: PerQueue::One(EcnConfig::Red(RedEcn {
+            kmin,
+            kmax,
+            pmax,
+            occupancy: Occupancy::Queue,
+        })),
         ..PortConfig::default()
     };
     let prof = Profile::compile(&cfg, 0);
@@ -95,14 +119,16 @@ fn red_marking_fraction_matches_formula() {
         let mut p = port();
         for _ in 0..hold {
             let id = pkt(&mut a, 1000, false);
-            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng).unwrap();
+            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+                .unwrap();
         }
         // keep occupancy at `hold` packets: each arrival finds hold × 1000 B queued.
         let n = 40_000;
         let mut marks = 0;
         for _ in 0..n {
             let id = pkt(&mut a, 1000, true);
-            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng).unwrap();
+            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+                .unwrap();
             let out = p.next_to_send(&prof, &mut a, &mut pool).unwrap();
             a.free(out);
             if a.get(id).flags & flags::CE != 0 {
@@ -112,7 +138,10 @@ fn red_marking_fraction_matches_formula() {
         let want = red_prob(kmin, kmax, pmax, hold * 1000, hold);
         let got = marks as f64 / n as f64;
         let sd = (want * (1.0 - want) / n as f64).sqrt();
-        assert!((got - want).abs() <= 4.0 * sd + 1e-9, "hold {hold}: {got} vs {want}");
+        assert!(
+            (got - want).abs() <= 4.0 * sd + 1e-9,
+            "hold {hold}: {got} vs {want}"
+        );
     }
 }
 
@@ -120,17 +149,55 @@ fn policies() -> Vec<(String, PortConfig, u64)> {
     let scheds = vec![
         SchedConfig::Fifo,
         SchedConfig::Strict,
-        SchedConfig::Drr { weights: vec![4.0, 2.0, 1.0, 1.0], quantum: Bytes(1500) },
-        SchedConfig::Mixed { strict: 2, weights: vec![3.0, 1.0], quantum: Bytes(1500) },
+        SchedConfig::Drr(DrrSched {
+            weights: vec![4.0, 2.0, 1.0, 1.0],
+            quantum: Bytes(1500),
+        }),
+        SchedConfig::Mixed(MixedSched {
+            strict: 2,
+            weights: vec![3.0, 1.0],
+            quantum: Bytes(1500),
+        }),
     ];
     let mut out = Vec::new();
     for s in scheds {
         let nq = if s == SchedConfig::Fifo { 1 } else { 4 };
-        let base = PortConfig { queues: nq, scheduler: s.clone(), ..PortConfig::default() };
-        out.push((format!("{s:?}/static"), PortConfig { queue_limit: Some(PerQueue::One(Amount::Bytes(9_000))), ..base.clone() }, 0));
-        out.push((format!("{s:?}/pkts+port"), PortConfig { queue_limit: Some(PerQueue::One(Amount::Pkts(6))), port_limit: Some(Amount::Bytes(20_000)), ..base.clone() }, 0));
-        let reserved = if nq == 1 { PerQueue::One(Bytes(3_000)) } else { PerQueue::Many(vec![Bytes(0), Bytes(3_000), Bytes(0), Bytes(0)]) };
-        out.push((format!("{s:?}/shared+reserved"), PortConfig { reserved, alpha: PerQueue::One(0.5), ..base.clone() }, 30_000));
+        let base = PortConfig {
+            queues: nq,
+            scheduler: s.clone(),
+            ..PortConfig::default()
+        };
+        out.push((
+            format!("{s:?}/static"),
+            PortConfig {
+                queue_limit: Some(PerQueue::One(Amount::Bytes(9_000))),
+                ..base.clone()
+            },
+            0,
+        ));
+        out.push((
+            format!("{s:?}/pkts+port"),
+            PortConfig {
+                queue_limit: Some(PerQueue::One(Amount::Pkts(6))),
+                port_limit: Some(Amount::Bytes(20_000)),
+                ..base.clone()
+            },
+            0,
+        ));
+        let reserved = if nq == 1 {
+            PerQueue::One(Bytes(3_000))
+        } else {
+            PerQueue::Many(vec![Bytes(0), Bytes(3_000), Bytes(0), Bytes(0)])
+        };
+        out.push((
+            format!("{s:?}/shared+reserved"),
+            PortConfig {
+                reserved,
+                alpha: PerQueue::One(0.5),
+                ..base.clone()
+            },
+            30_000,
+        ));
     }
     out
 }
@@ -143,7 +210,11 @@ fn random_operation_sequences_keep_invariants() {
         let mut rng = Rng::new(99);
         for trial in 0..200 {
             let (mut a, mut mrng) = (Arena::new(), Rng::new(trial));
-            let mut pool = SharedPool { total: pool_total, used: 0, max_used: 0 };
+            let mut pool = SharedPool {
+                total: pool_total,
+                used: 0,
+                max_used: 0,
+            };
             let mut p = port();
             let mut live = 0u64;
             for _ in 0..300 {
@@ -182,7 +253,11 @@ fn random_operation_sequences_keep_invariants() {
 
 #[test]
 fn driver_queue_holds_at_most_its_limit_and_feeds_fifo() {
-    let cfg = HostConfig { port: PortConfig { queues: 2, ..PortConfig::default() }, driver_queue: 3 };
+    let cfg = HostConfig {
+        queues: 2,
+        driver_queue: 3,
+        ..HostConfig::default()
+    };
     let prof = Profile::host(&cfg);
     let (mut a, mut pool, mut rng) = (Arena::new(), SharedPool::default(), Rng::new(1));
     let mut p = port();
@@ -191,31 +266,88 @@ fn driver_queue_holds_at_most_its_limit_and_feeds_fifo() {
     let mut ids = Vec::new();
     for _ in 0..5 {
         let id = pkt(&mut a, 1000, false);
-        p.enqueue(&prof, 1, id, &mut a, &mut pool, &mut rng).unwrap();
+        p.enqueue(&prof, 1, id, &mut a, &mut pool, &mut rng)
+            .unwrap();
         ids.push((id, 1));
     }
     p.refill_driver(&prof, &mut a, &mut pool);
     assert_eq!(p.driver.pkts, 3);
     for _ in 0..2 {
         let id = pkt(&mut a, 1000, false);
-        p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng).unwrap();
+        p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+            .unwrap();
         ids.push((id, 0));
     }
     let order: Vec<u32> = std::iter::from_fn(|| p.next_to_send(&prof, &mut a, &mut pool)).collect();
-    let classes: Vec<usize> = order.iter().map(|id| ids.iter().find(|x| x.0 == *id).unwrap().1).collect();
+    let classes: Vec<usize> = order
+        .iter()
+        .map(|id| ids.iter().find(|x| x.0 == *id).unwrap().1)
+        .collect();
     assert_eq!(classes, vec![1, 1, 1, 0, 0, 1, 1]);
 }
 
 #[test]
 fn bad_port_configs_name_the_key() {
     let bad = [
-        (PortConfig { queues: 0, ..PortConfig::default() }, "queues"),
-        (PortConfig { queues: 9, ..PortConfig::default() }, "queues"),
-        (PortConfig { queues: 2, scheduler: SchedConfig::Fifo, ..PortConfig::default() }, "scheduler"),
-        (PortConfig { queues: 2, scheduler: SchedConfig::Drr { weights: vec![1.0], quantum: Bytes(1500) }, ..PortConfig::default() }, "scheduler.weights"),
-        (PortConfig { queues: 2, scheduler: SchedConfig::Drr { weights: vec![1.0, 0.0], quantum: Bytes(1500) }, ..PortConfig::default() }, "scheduler.weights"),
-        (PortConfig { alpha: PerQueue::One(0.0), ..PortConfig::default() }, "alpha"),
-        (PortConfig { queues: 2, reserved: PerQueue::Many(vec![Bytes(1)]), ..PortConfig::default() }, "reserved"),
+        (
+            PortConfig {
+                queues: 0,
+                ..PortConfig::default()
+            },
+            "queues",
+        ),
+        (
+            PortConfig {
+                queues: 9,
+                ..PortConfig::default()
+            },
+            "queues",
+        ),
+        (
+            PortConfig {
+                queues: 2,
+                scheduler: SchedConfig::Fifo,
+                ..PortConfig::default()
+            },
+            "scheduler",
+        ),
+        (
+            PortConfig {
+                queues: 2,
+                scheduler: SchedConfig::Drr(DrrSched {
+                    weights: vec![1.0],
+                    quantum: Bytes(1500),
+                }),
+                ..PortConfig::default()
+            },
+            "scheduler.weights",
+        ),
+        (
+            PortConfig {
+                queues: 2,
+                scheduler: SchedConfig::Drr(DrrSched {
+                    weights: vec![1.0, 0.0],
+                    quantum: Bytes(1500),
+                }),
+                ..PortConfig::default()
+            },
+            "scheduler.weights",
+        ),
+        (
+            PortConfig {
+                alpha: PerQueue::One(0.0),
+                ..PortConfig::default()
+            },
+            "alpha",
+        ),
+        (
+            PortConfig {
+                queues: 2,
+                reserved: PerQueue::Many(vec![Bytes(1)]),
+                ..PortConfig::default()
+            },
+            "reserved",
+        ),
     ];
     for (cfg, key) in bad {
         let (k, msg) = cfg.check().unwrap_err();

@@ -90,21 +90,38 @@ pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u6
 mod tests {
     use super::*;
     fn lim() -> QueueLimits {
-        QueueLimits { queue_limit: None, port_limit: None, reserved: 0, alpha: 1.0 }
+        QueueLimits {
+            queue_limit: None,
+            port_limit: None,
+            reserved: 0,
+            alpha: 1.0,
+        }
     }
     fn occ(q: u64) -> Occ {
-        Occ { q_bytes: q, q_pkts: q / 1500, port_unres_bytes: q, port_pkts: q / 1500 }
+        Occ {
+            q_bytes: q,
+            q_pkts: q / 1500,
+            port_unres_bytes: q,
+            port_pkts: q / 1500,
+        }
     }
     #[test]
     fn static_limit() {
-        let l = QueueLimits { queue_limit: Some(Amount::Bytes(3000)), ..lim() };
+        let l = QueueLimits {
+            queue_limit: Some(Amount::Bytes(3000)),
+            ..lim()
+        };
         let p = SharedPool::default();
         assert_eq!(admit(&l, occ(1500), 1500, &p), Ok(1500));
         assert_eq!(admit(&l, occ(3000), 1500, &p), Err(DropReason::Static));
     }
     #[test]
     fn reserved_bytes_are_free() {
-        let l = QueueLimits { reserved: 20_000, port_limit: Some(Amount::Bytes(0)), ..lim() };
+        let l = QueueLimits {
+            reserved: 20_000,
+            port_limit: Some(Amount::Bytes(0)),
+            ..lim()
+        };
         let p = SharedPool::default();
         assert_eq!(admit(&l, occ(0), 1500, &p), Ok(0));
         assert_eq!(admit(&l, occ(19_000), 1500, &p), Err(DropReason::Port));
@@ -112,7 +129,11 @@ mod tests {
     #[test]
     fn dynamic_threshold() {
         let l = lim();
-        let p = SharedPool { total: 100_000, used: 50_000, max_used: 0 };
+        let p = SharedPool {
+            total: 100_000,
+            used: 50_000,
+            max_used: 0,
+        };
         // queue holds 50 KB, free 50 KB: 50_000 >= 1 × 50_000 → drop
         assert_eq!(admit(&l, occ(50_000), 1500, &p), Err(DropReason::Shared));
         assert_eq!(admit(&l, occ(49_000), 1500, &p), Ok(1500));

@@ -9,7 +9,10 @@ pub const MAX_QUEUES: usize = 8;
 
 /// One value for every queue, or a list with one value per queue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged, expecting = "one value for all queues, or a list with one value per queue")]
+#[serde(
+    untagged,
+    expecting = "one value for all queues, or a list with one value per queue"
+)]
 pub enum PerQueue<T> {
     One(T),
     Many(Vec<T>),
@@ -27,32 +30,45 @@ impl<T: Clone> PerQueue<T> {
         match self {
             PerQueue::One(_) => Ok(()),
             PerQueue::Many(v) if v.len() == n => Ok(()),
-            PerQueue::Many(v) => Err(format!("expected {n} values (one per queue), got {}", v.len())),
+            PerQueue::Many(v) => Err(format!(
+                "expected {n} values (one per queue), got {}",
+                v.len()
+            )),
         }
     }
 }
 
 /// Egress scheduler. See `net::sched`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SchedConfig {
     /// One queue, first come first served (every class maps to queue 0).
     Fifo,
     /// Non-preemptive strict priority: queue 0 first, then 1, ...
     Strict,
     /// Deficit round robin with weights (a WFQ approximation). quantum_i = w_i / min(w) × quantum.
-    Drr {
-        weights: Vec<f64>,
-        #[serde(default = "default_quantum")]
-        quantum: Bytes,
-    },
+    Drr(DrrSched),
     /// Queues `0..strict` in strict priority, the rest DRR with `weights` (one per remaining queue).
-    Mixed {
-        strict: u8,
-        weights: Vec<f64>,
-        #[serde(default = "default_quantum")]
-        quantum: Bytes,
-    },
+    Mixed(MixedSched),
+}
+
+crate::kind_enum!(SchedConfig { "fifo" => Fifo, "strict" => Strict, "drr" => Drr(DrrSched), "mixed" => Mixed(MixedSched) });
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrrSched {
+    pub weights: Vec<f64>,
+    #[serde(default = "default_quantum")]
+    pub quantum: Bytes,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedSched {
+    pub strict: u8,
+    pub weights: Vec<f64>,
+    #[serde(default = "default_quantum")]
+    pub quantum: Bytes,
 }
 
 fn default_quantum() -> Bytes {
@@ -80,32 +96,42 @@ pub enum MarkAt {
 }
 
 /// ECN marking of ECN-capable packets. See `net::mark`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EcnConfig {
     #[default]
     None,
     /// DCTCP step marking: CE iff occupancy ≥ k.
-    Step {
-        k: Amount,
-        #[serde(default)]
-        at: MarkAt,
-        #[serde(default)]
-        occupancy: Occupancy,
-    },
+    Step(StepEcn),
     /// RED on instantaneous occupancy: p = 0 below kmin, pmax·(q−kmin)/(kmax−kmin) up to kmax, 1 above.
-    Red {
-        kmin: Amount,
-        kmax: Amount,
-        pmax: f64,
-        #[serde(default)]
-        occupancy: Occupancy,
-    },
+    Red(RedEcn),
 }
 
-/// Egress port configuration shared by every port of a kind (switch ports, host NICs).
+crate::kind_enum!(EcnConfig { "none" => None, "step" => Step(StepEcn), "red" => Red(RedEcn) });
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
+pub struct StepEcn {
+    pub k: Amount,
+    #[serde(default)]
+    pub at: MarkAt,
+    #[serde(default)]
+    pub occupancy: Occupancy,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedEcn {
+    pub kmin: Amount,
+    pub kmax: Amount,
+    pub pmax: f64,
+    #[serde(default)]
+    pub occupancy: Occupancy,
+}
+
+/// Egress port configuration shared by every port of a kind (the build-time form of
+/// [`SwitchConfig`] and [`HostConfig`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct PortConfig {
     /// Number of queues (1–8). Packets of class c use queue c (queue 0 when there is one queue).
     pub queues: u8,
@@ -136,31 +162,68 @@ impl Default for PortConfig {
     }
 }
 
-/// Switch configuration: egress ports plus the optional shared buffer.
+/// Switch configuration (`[switch]`): every egress port of every switch, plus the
+/// optional switch-wide shared buffer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
-    #[serde(flatten)]
-    pub port: PortConfig,
-    /// Switch-wide shared buffer (dynamic threshold admission); none = no shared limit.
+    /// Queues per egress port (1–8). A packet of class c uses queue c (queue 0 if there is one queue).
+    pub queues: u8,
+    pub scheduler: SchedConfig,
+    /// Static per-queue limit (one for all queues or one per queue); none = unlimited.
+    pub queue_limit: Option<PerQueue<Amount>>,
+    /// Static per-port limit on non-reserved bytes; none = unlimited.
+    pub port_limit: Option<Amount>,
+    /// Bytes dedicated to a queue that no other queue may use (ResQueue §3).
+    pub reserved: PerQueue<Bytes>,
+    /// ECN marking (one for all queues or one per queue).
+    pub ecn: PerQueue<EcnConfig>,
+    /// Dynamic-threshold α per queue, used when `shared_buffer` is set.
+    pub alpha: PerQueue<f64>,
+    /// Switch-wide shared buffer with dynamic-threshold admission; none = no shared limit.
     pub shared_buffer: Option<Bytes>,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
+        let p = PortConfig::default();
         SwitchConfig {
-            port: PortConfig { port_limit: Some(Amount::Pkts(100)), ..PortConfig::default() },
+            queues: p.queues,
+            scheduler: p.scheduler,
+            queue_limit: None,
+            // A finite default so no run silently has infinite buffers: 100 full frames per port.
+            port_limit: Some(Amount::Pkts(100)),
+            reserved: p.reserved,
+            ecn: p.ecn,
+            alpha: p.alpha,
             shared_buffer: None,
         }
     }
 }
 
-/// Host NIC configuration: class queues (a qdisc) above an optional FIFO driver queue.
+impl SwitchConfig {
+    pub fn port(&self) -> PortConfig {
+        PortConfig {
+            queues: self.queues,
+            scheduler: self.scheduler.clone(),
+            queue_limit: self.queue_limit.clone(),
+            port_limit: self.port_limit,
+            reserved: self.reserved.clone(),
+            ecn: self.ecn.clone(),
+            alpha: self.alpha.clone(),
+        }
+    }
+}
+
+/// Host NIC configuration (`[host]`): class queues (a qdisc) above an optional FIFO driver queue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HostConfig {
-    #[serde(flatten)]
-    pub port: PortConfig,
+    /// Class queues at the NIC (1–8), served by `scheduler`.
+    pub queues: u8,
+    pub scheduler: SchedConfig,
+    /// Static per-queue limit at the NIC; none = unlimited (transports' windows bound it).
+    pub queue_limit: Option<PerQueue<Amount>>,
     /// Packets the FIFO driver queue below the class queues holds (LPF §3: 100; REFLEX: 20).
     /// 0 = no driver queue: the NIC serves the class queues directly.
     pub driver_queue: u32,
@@ -168,7 +231,23 @@ pub struct HostConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { port: PortConfig::default(), driver_queue: 0 }
+        HostConfig {
+            queues: 8,
+            scheduler: SchedConfig::Strict,
+            queue_limit: None,
+            driver_queue: 0,
+        }
+    }
+}
+
+impl HostConfig {
+    pub fn port(&self) -> PortConfig {
+        PortConfig {
+            queues: self.queues,
+            scheduler: self.scheduler.clone(),
+            queue_limit: self.queue_limit.clone(),
+            ..PortConfig::default()
+        }
     }
 }
 
@@ -177,22 +256,40 @@ impl PortConfig {
     pub fn check(&self) -> Result<(), (String, String)> {
         let n = self.queues as usize;
         if n == 0 || n > MAX_QUEUES {
-            return Err(("queues".into(), format!("expected 1 to {MAX_QUEUES}, got {n}")));
+            return Err((
+                "queues".into(),
+                format!("expected 1 to {MAX_QUEUES}, got {n}"),
+            ));
         }
         match &self.scheduler {
             SchedConfig::Fifo if n != 1 => {
-                return Err(("scheduler".into(), format!("fifo serves one queue: expected queues = 1, got {n}")))
+                return Err((
+                    "scheduler".into(),
+                    format!("fifo serves one queue: expected queues = 1, got {n}"),
+                ))
             }
-            SchedConfig::Drr { weights, quantum } => check_weights(weights, n, quantum.0, "scheduler")?,
-            SchedConfig::Mixed { strict, weights, quantum } => {
+            SchedConfig::Drr(DrrSched { weights, quantum }) => {
+                check_weights(weights, n, quantum.0, "scheduler")?
+            }
+            SchedConfig::Mixed(MixedSched {
+                strict,
+                weights,
+                quantum,
+            }) => {
                 let s = *strict as usize;
                 if s > n {
-                    return Err(("scheduler.strict".into(), format!("expected at most queues = {n}, got {s}")));
+                    return Err((
+                        "scheduler.strict".into(),
+                        format!("expected at most queues = {n}, got {s}"),
+                    ));
                 }
                 if s < n {
                     check_weights(weights, n - s, quantum.0, "scheduler")?
                 } else if !weights.is_empty() {
-                    return Err(("scheduler.weights".into(), "all queues are strict: expected no weights".into()));
+                    return Err((
+                        "scheduler.weights".into(),
+                        "all queues are strict: expected no weights".into(),
+                    ));
                 }
             }
             _ => {}
@@ -200,22 +297,39 @@ impl PortConfig {
         if let Some(q) = &self.queue_limit {
             q.len_ok(n).map_err(|m| ("queue_limit".into(), m))?;
         }
-        self.reserved.len_ok(n).map_err(|m| ("reserved".into(), m))?;
+        self.reserved
+            .len_ok(n)
+            .map_err(|m| ("reserved".into(), m))?;
         self.ecn.len_ok(n).map_err(|m| ("ecn".into(), m))?;
         self.alpha.len_ok(n).map_err(|m| ("alpha".into(), m))?;
         for i in 0..n {
             let a = self.alpha.get(i);
             if !(a.is_finite() && a > 0.0) {
-                return Err(("alpha".into(), format!("expected α > 0, got {a} for queue {i}")));
+                return Err((
+                    "alpha".into(),
+                    format!("expected α > 0, got {a} for queue {i}"),
+                ));
             }
-            if let EcnConfig::Red { kmin, kmax, pmax, .. } = self.ecn.get(i) {
+            if let EcnConfig::Red(RedEcn {
+                kmin, kmax, pmax, ..
+            }) = self.ecn.get(i)
+            {
                 if !(0.0..=1.0).contains(&pmax) {
-                    return Err(("ecn.pmax".into(), format!("expected a probability in [0, 1], got {pmax}")));
+                    return Err((
+                        "ecn.pmax".into(),
+                        format!("expected a probability in [0, 1], got {pmax}"),
+                    ));
                 }
-                let same_unit = matches!((kmin, kmax), (Amount::Bytes(_), Amount::Bytes(_)) | (Amount::Pkts(_), Amount::Pkts(_)));
+                let same_unit = matches!(
+                    (kmin, kmax),
+                    (Amount::Bytes(_), Amount::Bytes(_)) | (Amount::Pkts(_), Amount::Pkts(_))
+                );
                 let (a, b) = (kmin.as_bytes(1), kmax.as_bytes(1));
                 if !same_unit || a >= b {
-                    return Err(("ecn.kmax".into(), "expected kmin < kmax, both in bytes or both in packets".into()));
+                    return Err((
+                        "ecn.kmax".into(),
+                        "expected kmin < kmax, both in bytes or both in packets".into(),
+                    ));
                 }
             }
         }
@@ -225,13 +339,25 @@ impl PortConfig {
 
 fn check_weights(w: &[f64], n: usize, quantum: u64, key: &str) -> Result<(), (String, String)> {
     if w.len() != n {
-        return Err((format!("{key}.weights"), format!("expected {n} weights (one per weighted queue), got {}", w.len())));
+        return Err((
+            format!("{key}.weights"),
+            format!(
+                "expected {n} weights (one per weighted queue), got {}",
+                w.len()
+            ),
+        ));
     }
     if let Some(bad) = w.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
-        return Err((format!("{key}.weights"), format!("expected weights > 0, got {bad}")));
+        return Err((
+            format!("{key}.weights"),
+            format!("expected weights > 0, got {bad}"),
+        ));
     }
     if quantum == 0 {
-        return Err((format!("{key}.quantum"), "expected a quantum ≥ the largest packet (e.g. \"1538B\")".into()));
+        return Err((
+            format!("{key}.quantum"),
+            "expected a quantum ≥ the largest packet (e.g. \"1538B\")".into(),
+        ));
     }
     Ok(())
 }

@@ -4,32 +4,56 @@
 //! packet finds in front of it (enqueue marking) or what remains behind the departing
 //! packet (dequeue marking); the packet itself is not counted in either case.
 
-use crate::net::config::{EcnConfig, MarkAt, Occupancy};
+use crate::net::config::{EcnConfig, MarkAt, Occupancy, RedEcn, StepEcn};
 use crate::units::Amount;
 use dcnsim_engine::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Marker {
     None,
-    Step { k: Amount, at_dequeue: bool, port: bool },
-    Red { kmin: Amount, kmax: Amount, pmax: f64, port: bool },
+    Step {
+        k: Amount,
+        at_dequeue: bool,
+        port: bool,
+    },
+    Red {
+        kmin: Amount,
+        kmax: Amount,
+        pmax: f64,
+        port: bool,
+    },
 }
 
 impl Marker {
     pub fn compile(cfg: &EcnConfig) -> Marker {
         match *cfg {
             EcnConfig::None => Marker::None,
-            EcnConfig::Step { k, at, occupancy } => {
-                Marker::Step { k, at_dequeue: at == MarkAt::Dequeue, port: occupancy == Occupancy::Port }
-            }
-            EcnConfig::Red { kmin, kmax, pmax, occupancy } => Marker::Red { kmin, kmax, pmax, port: occupancy == Occupancy::Port },
+            EcnConfig::Step(StepEcn { k, at, occupancy }) => Marker::Step {
+                k,
+                at_dequeue: at == MarkAt::Dequeue,
+                port: occupancy == Occupancy::Port,
+            },
+            EcnConfig::Red(RedEcn {
+                kmin,
+                kmax,
+                pmax,
+                occupancy,
+            }) => Marker::Red {
+                kmin,
+                kmax,
+                pmax,
+                port: occupancy == Occupancy::Port,
+            },
         }
     }
 
     /// Whether this marker uses port-wide occupancy.
     #[inline]
     pub fn per_port(&self) -> bool {
-        matches!(self, Marker::Step { port: true, .. } | Marker::Red { port: true, .. })
+        matches!(
+            self,
+            Marker::Step { port: true, .. } | Marker::Red { port: true, .. }
+        )
     }
 
     /// Decision at enqueue, given the occupancy (bytes, packets) in front of the packet.
@@ -39,7 +63,9 @@ impl Marker {
             Marker::None => false,
             // DCTCP (Alizadeh et al. 2010 §3.1): mark when the instantaneous queue ≥ K.
             Marker::Step { k, at_dequeue, .. } => !at_dequeue && k.reached(bytes, pkts),
-            Marker::Red { kmin, kmax, pmax, .. } => rng.chance(red_prob(kmin, kmax, pmax, bytes, pkts)),
+            Marker::Red {
+                kmin, kmax, pmax, ..
+            } => rng.chance(red_prob(kmin, kmax, pmax, bytes, pkts)),
         }
     }
 
@@ -47,7 +73,11 @@ impl Marker {
     #[inline]
     pub fn at_dequeue(&self, bytes: u64, pkts: u64) -> bool {
         match *self {
-            Marker::Step { k, at_dequeue: true, .. } => k.reached(bytes, pkts),
+            Marker::Step {
+                k,
+                at_dequeue: true,
+                ..
+            } => k.reached(bytes, pkts),
             _ => false,
         }
     }
@@ -57,7 +87,11 @@ impl Marker {
 pub fn red_prob(kmin: Amount, kmax: Amount, pmax: f64, bytes: u64, pkts: u64) -> f64 {
     let (q, lo, hi) = match (kmin, kmax) {
         (Amount::Pkts(a), Amount::Pkts(b)) => (pkts as f64, a as f64, b as f64),
-        _ => (bytes as f64, kmin.as_bytes(1) as f64, kmax.as_bytes(1) as f64),
+        _ => (
+            bytes as f64,
+            kmin.as_bytes(1) as f64,
+            kmax.as_bytes(1) as f64,
+        ),
     };
     if q <= lo {
         0.0
@@ -80,7 +114,11 @@ mod tests {
     }
     #[test]
     fn step_is_threshold() {
-        let m = Marker::Step { k: Amount::Pkts(65), at_dequeue: false, port: false };
+        let m = Marker::Step {
+            k: Amount::Pkts(65),
+            at_dequeue: false,
+            port: false,
+        };
         let mut r = Rng::new(1);
         assert!(!m.at_enqueue(0, 64, &mut r));
         assert!(m.at_enqueue(0, 65, &mut r));

@@ -33,7 +33,12 @@ pub struct Profile {
 impl Profile {
     pub fn compile(cfg: &PortConfig, driver: u32) -> Profile {
         let nq = cfg.queues.clamp(1, MAX_QUEUES as u8);
-        let mut limits = [QueueLimits { queue_limit: None, port_limit: None, reserved: 0, alpha: 1.0 }; MAX_QUEUES];
+        let mut limits = [QueueLimits {
+            queue_limit: None,
+            port_limit: None,
+            reserved: 0,
+            alpha: 1.0,
+        }; MAX_QUEUES];
         let mut markers = [Marker::None; MAX_QUEUES];
         for q in 0..nq as usize {
             limits[q] = QueueLimits {
@@ -44,14 +49,29 @@ impl Profile {
             };
             markers[q] = Marker::compile(&cfg.ecn.get(q));
         }
-        let any_dequeue_marking = markers.iter().any(|m| matches!(m, Marker::Step { at_dequeue: true, .. }));
-        Profile { nq, sched: Sched::compile(&cfg.scheduler, nq), limits, markers, any_dequeue_marking, driver }
+        let any_dequeue_marking = markers.iter().any(|m| {
+            matches!(
+                m,
+                Marker::Step {
+                    at_dequeue: true,
+                    ..
+                }
+            )
+        });
+        Profile {
+            nq,
+            sched: Sched::compile(&cfg.scheduler, nq),
+            limits,
+            markers,
+            any_dequeue_marking,
+            driver,
+        }
     }
     pub fn switch(cfg: &SwitchConfig) -> Profile {
-        Profile::compile(&cfg.port, 0)
+        Profile::compile(&cfg.port(), 0)
     }
     pub fn host(cfg: &HostConfig) -> Profile {
-        Profile::compile(&cfg.port, cfg.driver_queue)
+        Profile::compile(&cfg.port(), cfg.driver_queue)
     }
     /// Queue used by a packet of `class` (class 0 = highest priority).
     #[inline]
@@ -107,7 +127,14 @@ pub struct Port {
 }
 
 impl Port {
-    pub fn new(node: u32, peer: u32, local: u16, profile: u16, clock: TxClock, delay: Time) -> Port {
+    pub fn new(
+        node: u32,
+        peer: u32,
+        local: u16,
+        profile: u16,
+        clock: TxClock,
+        delay: Time,
+    ) -> Port {
         Port {
             node,
             peer,
@@ -164,7 +191,11 @@ impl Port {
         let extra = admit(lim, self.occ(qi), size, pool)?;
         let marker = &prof.markers[qi];
         if !matches!(marker, Marker::None) {
-            let (b, p) = if marker.per_port() { (self.bytes, self.pkts) } else { (self.q[qi].bytes, self.q[qi].pkts as u64) };
+            let (b, p) = if marker.per_port() {
+                (self.bytes, self.pkts)
+            } else {
+                (self.q[qi].bytes, self.q[qi].pkts as u64)
+            };
             let pkt = arena.get_mut(id);
             if pkt.flags & flags::ECT != 0 && marker.at_enqueue(b, p, rng) {
                 if pkt.flags & flags::CE == 0 {
@@ -203,7 +234,12 @@ impl Port {
 
     /// Removes the scheduler's next packet from the class queues (not the driver queue).
     #[inline]
-    fn dequeue_class(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) -> Option<(PktId, usize)> {
+    fn dequeue_class(
+        &mut self,
+        prof: &Profile,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+    ) -> Option<(PktId, usize)> {
         let ready = self.nonempty & !self.paused;
         if ready == 0 {
             return None;
@@ -214,9 +250,13 @@ impl Port {
             strict.trailing_zeros() as usize
         } else {
             let q = &self.q;
-            self.drr.pick(ready & s.drr_mask, &s.quanta, |c| arena.get(q[c].head).wire as u64)
+            self.drr.pick(ready & s.drr_mask, &s.quanta, |c| {
+                arena.get(q[c].head).wire as u64
+            })
         };
-        let id = self.q[qi].pop_front(arena).expect("nonempty bit set on an empty queue");
+        let id = self.q[qi]
+            .pop_front(arena)
+            .expect("nonempty bit set on an empty queue");
         let size = arena.get(id).wire as u64;
         let reserved = prof.limits[qi].reserved;
         let before = self.q[qi].bytes + size;
@@ -234,7 +274,11 @@ impl Port {
         st.bytes_out += size;
         if prof.any_dequeue_marking {
             let m = &prof.markers[qi];
-            let (b, p) = if m.per_port() { (self.bytes, self.pkts) } else { (self.q[qi].bytes, self.q[qi].pkts as u64) };
+            let (b, p) = if m.per_port() {
+                (self.bytes, self.pkts)
+            } else {
+                (self.q[qi].bytes, self.q[qi].pkts as u64)
+            };
             let pkt = arena.get_mut(id);
             if pkt.flags & flags::ECT != 0 && m.at_dequeue(b, p) {
                 if pkt.flags & flags::CE == 0 {
@@ -249,12 +293,19 @@ impl Port {
     /// The next packet to put on the wire, if any: from the driver queue (refilled from the
     /// class queues while it has room) or straight from the class queues.
     #[inline]
-    pub fn next_to_send(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) -> Option<PktId> {
+    pub fn next_to_send(
+        &mut self,
+        prof: &Profile,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+    ) -> Option<PktId> {
         if prof.driver == 0 {
             return self.dequeue_class(prof, arena, pool).map(|(id, _)| id);
         }
         self.refill_driver(prof, arena, pool);
-        self.driver.pop_front(arena).inspect(|_| self.refill_driver(prof, arena, pool))
+        self.driver
+            .pop_front(arena)
+            .inspect(|_| self.refill_driver(prof, arena, pool))
     }
 
     /// Moves packets from the class queues into the driver FIFO while it has room.
@@ -290,7 +341,10 @@ impl Port {
             unres += b.saturating_sub(prof.limits[qi].reserved);
             tb += b;
             if let Some(Amount::Bytes(lim)) = prof.limits[qi].queue_limit {
-                assert!(b <= lim.max(prof.limits[qi].reserved), "queue {qi} over its static limit");
+                assert!(
+                    b <= lim.max(prof.limits[qi].reserved),
+                    "queue {qi} over its static limit"
+                );
             }
         }
         assert_eq!(unres, self.unres_bytes);

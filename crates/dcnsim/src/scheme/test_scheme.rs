@@ -22,7 +22,11 @@ pub struct TestSchemeConfig {
 
 impl Default for TestSchemeConfig {
     fn default() -> Self {
-        TestSchemeConfig { red_threshold: Bytes(u64::MAX / 4), retx_class: None, mark_class: None }
+        TestSchemeConfig {
+            red_threshold: Bytes(u64::MAX / 4),
+            retx_class: None,
+            mark_class: None,
+        }
     }
 }
 
@@ -43,7 +47,10 @@ pub struct TestScheme {
 
 impl TestScheme {
     pub fn new(cfg: TestSchemeConfig) -> Self {
-        TestScheme { cfg, n: TestCounters::default() }
+        TestScheme {
+            cfg,
+            n: TestCounters::default(),
+        }
     }
 }
 

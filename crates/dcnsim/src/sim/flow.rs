@@ -78,7 +78,10 @@ impl Fate {
         if idx < self.base {
             return 0;
         }
-        self.copies.get((idx - self.base) as usize).copied().unwrap_or(0)
+        self.copies
+            .get((idx - self.base) as usize)
+            .copied()
+            .unwrap_or(0)
     }
     #[inline]
     fn inc(&mut self, idx: u64) {
@@ -182,7 +185,11 @@ impl Sim {
         self.flows.state[f as usize] = Some(Box::new(st));
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
-        self.flows.state[f as usize].as_mut().unwrap().tx.start(now, &mut segs);
+        self.flows.state[f as usize]
+            .as_mut()
+            .unwrap()
+            .tx
+            .start(now, &mut segs);
         self.emit_segments(f, &segs);
         self.flows.segs = segs;
         self.sync_rto(f);
@@ -259,7 +266,9 @@ impl Sim {
         let now = self.now();
         let p = *self.arena.get(id);
         let f = p.flow;
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
         st.fate.dec(p.seq / st.mss);
         let ce = p.flags & flags::CE != 0;
         if ce {
@@ -267,7 +276,12 @@ impl Sim {
         }
         let mut acks = std::mem::take(&mut self.flows.acks);
         acks.clear();
-        let seg = RxSegment { seq: p.seq, len: p.payload, ce, tsval: p.ts };
+        let seg = RxSegment {
+            seq: p.seq,
+            len: p.payload,
+            ce,
+            tsval: p.ts,
+        };
         st.rx.on_segment(now, &seg, now - p.created, &mut acks);
         let complete = st.rx.complete();
         if complete && self.flows.rec[f as usize].finish.is_none() {
@@ -286,8 +300,17 @@ impl Sim {
         let now = self.now();
         let p = *self.arena.get(id);
         let f = p.flow;
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
-        let ack = Ack { ack: p.seq, sack: p.sack, n_sack: p.n_sack, ece: p.flags & flags::ECE != 0, tsecr: p.ts, owd: p.owd };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
+        let ack = Ack {
+            ack: p.seq,
+            sack: p.sack,
+            n_sack: p.n_sack,
+            ece: p.flags & flags::ECE != 0,
+            tsecr: p.ts,
+            owd: p.owd,
+        };
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
         st.tx.on_ack(now, &ack, &mut segs);
@@ -313,7 +336,9 @@ impl Sim {
 
     pub(super) fn on_rto_event(&mut self, f: u32) {
         let now = self.now();
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
         if st.rto_at != now {
             return; // superseded by an earlier check that rescheduled
         }
@@ -331,7 +356,9 @@ impl Sim {
 
     pub(super) fn on_delack_event(&mut self, f: u32) {
         let now = self.now();
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
         if st.delack_at != now {
             return;
         }
@@ -367,7 +394,9 @@ impl Sim {
     }
 
     fn sync_rto(&mut self, f: u32) {
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
         if let Some(d) = st.tx.rto_deadline() {
             let d = d.max(self.ev.now());
             if d < st.rto_at {
@@ -378,7 +407,9 @@ impl Sim {
     }
 
     fn sync_delack(&mut self, f: u32) {
-        let Some(st) = self.flows.state[f as usize].as_mut() else { return };
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
         if let Some(d) = st.rx.delack_deadline() {
             let d = d.max(self.ev.now());
             if d < st.delack_at {

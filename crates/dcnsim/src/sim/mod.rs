@@ -7,7 +7,6 @@
 //! and each wire at most one pending `Arrive`, so the heap is O(ports + flows), not
 //! O(packets).
 
-#[path = "flow_stub.rs"]
 pub mod flow;
 pub mod results;
 pub mod source;
@@ -100,6 +99,12 @@ pub struct Sim {
     pub samples: Vec<Sample>,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
+    /// `run` stops once time ≥ `stop_min` and every measured flow has finished
+    /// (and, with `drain`, every flow); `u64::MAX` disables the check.
+    pub stop_min: Time,
+    pub drain: bool,
+    /// Set when `run` stopped because the measured flows are done.
+    pub finished: bool,
 }
 
 /// Salt and stream purposes for the master seed.
@@ -112,7 +117,14 @@ pub mod rngs {
 impl Sim {
     /// Builds the fabric from a graph. `profile_of_node` gives the egress profile index for
     /// each node's ports; pools gives each node's shared-buffer size (0 = none).
-    pub fn new(g: &Graph, profiles: Vec<Profile>, profile_of_node: &[u16], pools: &[u64], seed: u64, ecmp: Ecmp) -> Sim {
+    pub fn new(
+        g: &Graph,
+        profiles: Vec<Profile>,
+        profile_of_node: &[u16],
+        pools: &[u64],
+        seed: u64,
+        ecmp: Ecmp,
+    ) -> Sim {
         let h = g.n_hosts();
         let adj = g.adjacency();
         let mut ports = Vec::new();
@@ -123,7 +135,14 @@ impl Sim {
             let mut peers = Vec::new();
             for (local, &(peer, li)) in adj[i].iter().enumerate() {
                 let l = &g.links[li as usize];
-                ports.push(Port::new(i as u32, peer, local as u16, profile_of_node[i], TxClock::new(l.rate), l.delay));
+                ports.push(Port::new(
+                    i as u32,
+                    peer,
+                    local as u16,
+                    profile_of_node[i],
+                    TxClock::new(l.rate),
+                    l.delay,
+                ));
                 peers.push(peer);
             }
             nodes.push(Node {
@@ -131,13 +150,19 @@ impl Sim {
                 name: info.name.clone(),
                 first_port: first,
                 n_ports: peers.len() as u32,
-                pool: SharedPool { total: pools[i], used: 0, max_used: 0 },
+                pool: SharedPool {
+                    total: pools[i],
+                    used: 0,
+                    max_used: 0,
+                },
                 salt: dcnsim_engine::rng::mix64(&[seed, rngs::ECMP_SALT, i as u64]),
             });
             node_ports.push((first, peers));
         }
         let routes = Routes::build(g, &node_ports);
-        let mark_rng = (0..nodes.len()).map(|i| Rng::stream(seed, rngs::MARK, i as u64)).collect();
+        let mark_rng = (0..nodes.len())
+            .map(|i| Rng::stream(seed, rngs::MARK, i as u64))
+            .collect();
         Sim {
             ev: EventQueue::new(),
             arena: Arena::new(),
@@ -157,17 +182,36 @@ impl Sim {
             sample_ports: Vec::new(),
             samples: Vec::new(),
             paranoid: false,
+            stop_min: Time::MAX,
+            drain: false,
+            finished: false,
         }
     }
 
     /// Builds a fabric where every host NIC uses `host` and every switch port uses `switch`.
-    pub fn with_configs(g: &Graph, switch: &SwitchConfig, host: &HostConfig, seed: u64, ecmp: Ecmp) -> Sim {
+    pub fn with_configs(
+        g: &Graph,
+        switch: &SwitchConfig,
+        host: &HostConfig,
+        seed: u64,
+        ecmp: Ecmp,
+    ) -> Sim {
         let profiles = vec![Profile::host(host), Profile::switch(switch)];
-        let of_node: Vec<u16> = g.nodes.iter().map(|n| if n.kind == NodeKind::Host { 0 } else { 1 }).collect();
+        let of_node: Vec<u16> = g
+            .nodes
+            .iter()
+            .map(|n| if n.kind == NodeKind::Host { 0 } else { 1 })
+            .collect();
         let pools: Vec<u64> = g
             .nodes
             .iter()
-            .map(|n| if n.kind == NodeKind::Switch { switch.shared_buffer.map(|b| b.0).unwrap_or(0) } else { 0 })
+            .map(|n| {
+                if n.kind == NodeKind::Switch {
+                    switch.shared_buffer.map(|b| b.0).unwrap_or(0)
+                } else {
+                    0
+                }
+            })
             .collect();
         Sim::new(g, profiles, &of_node, &pools, seed, ecmp)
     }
@@ -192,9 +236,17 @@ impl Sim {
                 Some(t) if t <= until => {}
                 _ => break,
             }
-            let (_, e) = self.ev.pop().unwrap();
+            let (t, e) = self.ev.pop().unwrap();
             self.dispatch(e);
             n += 1;
+            if t >= self.stop_min
+                && self.flows.window_pending == 0
+                && (!self.drain || self.flows.active() == 0)
+                && self.sources.active() == 0
+            {
+                self.finished = true;
+                break;
+            }
         }
         n
     }
@@ -289,7 +341,14 @@ impl Sim {
             }
         }
         let prof = &self.profiles[prof_i];
-        let res = self.ports[pi].enqueue(prof, qi, id, &mut self.arena, &mut self.nodes[node].pool, &mut self.mark_rng[node]);
+        let res = self.ports[pi].enqueue(
+            prof,
+            qi,
+            id,
+            &mut self.arena,
+            &mut self.nodes[node].pool,
+            &mut self.mark_rng[node],
+        );
         if let Err(why) = res {
             self.drop_packet(port, qi, id, why);
             return false;
@@ -330,7 +389,8 @@ impl Sim {
             let now = self.ev.now();
             self.ev.push(now + dt, Event::TxDone(port));
             if !self.scheme.is_none() {
-                self.scheme.on_dequeue(self.arena.get(id), node as u32, port, now);
+                self.scheme
+                    .on_dequeue(self.arena.get(id), node as u32, port, now);
             }
         }
     }
@@ -359,7 +419,10 @@ impl Sim {
 
     fn on_arrive(&mut self, port: u32) {
         let pi = port as usize;
-        let id = self.ports[pi].wire.pop_front(&mut self.arena).expect("arrival on an empty wire");
+        let id = self.ports[pi]
+            .wire
+            .pop_front(&mut self.arena)
+            .expect("arrival on an empty wire");
         if !self.ports[pi].wire.is_empty() {
             let next = self.arena.get(self.ports[pi].wire.head).arrive;
             self.ev.push(next, Event::Arrive(port));
@@ -381,10 +444,14 @@ impl Sim {
         };
         let c = self.routes.candidates(node, dst);
         let out = match c.len() {
-            0 => unreachable!("no route from {} to host {dst}: topology was checked connected", self.nodes[node as usize].name),
+            0 => unreachable!(
+                "no route from {} to host {dst}: topology was checked connected",
+                self.nodes[node as usize].name
+            ),
             1 => c[0],
             n => {
-                let h = dcnsim_engine::rng::mix64(&[entropy as u64, self.nodes[node as usize].salt]);
+                let h =
+                    dcnsim_engine::rng::mix64(&[entropy as u64, self.nodes[node as usize].salt]);
                 c[((h as u128 * n as u128) >> 64) as usize]
             }
         };
@@ -397,7 +464,12 @@ impl Sim {
             let port = &self.ports[p as usize];
             let nq = self.profiles[port.profile as usize].nq;
             for q in 0..nq {
-                self.samples.push(Sample { t: now, port: p, queue: q, bytes: port.q[q as usize].bytes });
+                self.samples.push(Sample {
+                    t: now,
+                    port: p,
+                    queue: q,
+                    bytes: port.q[q as usize].bytes,
+                });
             }
         }
         if self.sample_every > 0 && self.has_work() {
@@ -407,7 +479,10 @@ impl Sim {
 
     /// Whether anything other than sampling is still pending.
     pub fn has_work(&self) -> bool {
-        self.arena.live() > 0 || self.flows.active() > 0 || self.sources.active() > 0 || self.ev.len() > 1
+        self.arena.live() > 0
+            || self.flows.active() > 0
+            || self.sources.active() > 0
+            || self.ev.len() > 1
     }
 
     /// Packets alive in the fabric: conservation is created = delivered + dropped + live.

@@ -72,7 +72,42 @@ fn opt_s(t: Option<u64>) -> f64 {
 }
 
 impl Sim {
-    pub fn flow_table(&self) -> FlowTable { FlowTable::default() }
+    pub fn flow_table(&self) -> FlowTable {
+        let mut t = FlowTable::default();
+        for (i, (d, r)) in self.flows.desc.iter().zip(&self.flows.rec).enumerate() {
+            t.flow_id.push(i as u64);
+            t.class_id.push(d.traffic_class as u64);
+            t.src.push(d.src as u64);
+            t.dst.push(d.dst as u64);
+            t.size.push(d.size);
+            t.start_s.push(to_secs(d.start));
+            t.finish_s.push(opt_s(r.finish));
+            let fct = r.finish.map(|f| f - d.start);
+            t.fct_s.push(opt_s(fct));
+            t.ideal_fct_s.push(to_secs(d.ideal_fct));
+            t.slowdown.push(
+                fct.map(|x| x as f64 / d.ideal_fct.max(1) as f64)
+                    .unwrap_or(f64::NAN),
+            );
+            t.completed.push(r.finish.is_some());
+            t.in_window.push(d.in_window);
+            t.sender_done_s.push(opt_s(r.sender_done));
+            t.deadline_s.push(opt_s(d.deadline));
+            t.data_pkts.push(r.data_pkts);
+            t.retx_pkts.push(r.retx_pkts);
+            t.fast_retx.push(r.fast_retx);
+            t.rto_count.push(r.rto_count);
+            t.spurious_rto.push(r.spurious_rto);
+            t.spurious_retx.push(r.spurious_retx);
+            t.ecn_marks.push(r.ecn_marks);
+            t.max_cwnd.push(r.max_cwnd);
+            t.max_pkt_drops.push(r.max_pkt_drops as u64);
+            t.drops.push(r.drops);
+            t.tag.push(d.tag as u64);
+            t.priority.push(d.class as u64);
+        }
+        t
+    }
 
     pub fn queue_table(&self) -> QueueTable {
         let mut t = QueueTable::default();

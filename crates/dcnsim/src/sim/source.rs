@@ -57,7 +57,9 @@ impl Sources {
         self.active
     }
     pub fn on_receive(&mut self, p: &Packet, now: Time) {
-        let Some(s) = self.stats.get_mut(p.flow as usize) else { return };
+        let Some(s) = self.stats.get_mut(p.flow as usize) else {
+            return;
+        };
         let owd = now - p.created;
         if s.rx_pkts == 0 {
             s.first_rx = now;
@@ -100,7 +102,11 @@ impl Sim {
             self.sources.active -= 1;
             return;
         }
-        let n = if s.max_pkts > 0 { (s.burst as u64).min(s.max_pkts - st.tx_pkts) } else { s.burst as u64 };
+        let n = if s.max_pkts > 0 {
+            (s.burst as u64).min(s.max_pkts - st.tx_pkts)
+        } else {
+            s.burst as u64
+        };
         let first_seq = st.tx_pkts;
         st.tx_pkts += n;
         for k in 0..n {

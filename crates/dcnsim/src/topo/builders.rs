@@ -36,7 +36,13 @@ pub fn dumbbell(left: u32, right: u32, host: (Rate, Time), core: (Rate, Time)) -
 
 /// Two-tier leaf–spine: every leaf connects to every spine. Oversubscription at a leaf is
 /// (hosts_per_leaf × host rate) / (spines × fabric rate).
-pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host: (Rate, Time), fabric: (Rate, Time)) -> Graph {
+pub fn leaf_spine(
+    leaves: u32,
+    spines: u32,
+    hosts_per_leaf: u32,
+    host: (Rate, Time),
+    fabric: (Rate, Time),
+) -> Graph {
     let mut g = Graph::default();
     let nh = leaves * hosts_per_leaf;
     for i in 0..nh {

@@ -37,7 +37,10 @@ pub struct Graph {
 
 impl Graph {
     pub fn n_hosts(&self) -> u32 {
-        self.nodes.iter().take_while(|n| n.kind == NodeKind::Host).count() as u32
+        self.nodes
+            .iter()
+            .take_while(|n| n.kind == NodeKind::Host)
+            .count() as u32
     }
     pub fn add_node(&mut self, kind: NodeKind, name: String) -> u32 {
         self.nodes.push(NodeInfo { kind, name });
@@ -66,14 +69,20 @@ impl Graph {
                 return Err(format!("self-link at {}", self.nodes[l.a as usize].name));
             }
             if l.rate.0 == 0 {
-                return Err(format!("link {}–{} has rate 0; expected > 0", self.nodes[l.a as usize].name, self.nodes[l.b as usize].name));
+                return Err(format!(
+                    "link {}–{} has rate 0; expected > 0",
+                    self.nodes[l.a as usize].name, self.nodes[l.b as usize].name
+                ));
             }
             deg[l.a as usize] += 1;
             deg[l.b as usize] += 1;
         }
         for (i, d) in deg.iter().enumerate().take(h) {
             if *d != 1 {
-                return Err(format!("host {} has {d} links; a host has exactly one NIC link", self.nodes[i].name));
+                return Err(format!(
+                    "host {} has {d} links; a host has exactly one NIC link",
+                    self.nodes[i].name
+                ));
             }
         }
         // connectivity from host 0 (hosts do not forward)
@@ -93,7 +102,10 @@ impl Graph {
             }
         }
         if let Some(i) = (0..h).find(|&i| !seen[i]) {
-            return Err(format!("topology is not connected: {} cannot reach {}", self.nodes[0].name, self.nodes[i].name));
+            return Err(format!(
+                "topology is not connected: {} cannot reach {}",
+                self.nodes[0].name, self.nodes[i].name
+            ));
         }
         Ok(())
     }
@@ -112,6 +124,13 @@ impl Graph {
     pub fn racks(&self) -> Vec<u32> {
         let h = self.n_hosts();
         let adj = self.adjacency();
-        (0..h).map(|i| adj[i as usize].first().map(|&(p, _)| p.saturating_sub(h)).unwrap_or(0)).collect()
+        (0..h)
+            .map(|i| {
+                adj[i as usize]
+                    .first()
+                    .map(|&(p, _)| p.saturating_sub(h))
+                    .unwrap_or(0)
+            })
+            .collect()
     }
 }

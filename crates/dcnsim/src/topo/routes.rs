@@ -55,7 +55,11 @@ impl Routes {
                 index[((s - h) * h + d) as usize] = (off, ports.len() as u32 - off);
             }
         }
-        Routes { n_hosts: h, index, ports }
+        Routes {
+            n_hosts: h,
+            index,
+            ports,
+        }
     }
 
     /// Candidate egress ports at switch `node` toward host `dst`.

@@ -28,7 +28,12 @@ impl DrrState {
     /// Picks the queue to serve among `active` (non-empty DRR queues, non-zero), given the
     /// head-of-line size of each queue, charging its deficit.
     #[inline]
-    pub fn pick(&mut self, active: u8, quanta: &[u64; MAX_QUEUES], head_size: impl Fn(usize) -> u64) -> usize {
+    pub fn pick(
+        &mut self,
+        active: u8,
+        quanta: &[u64; MAX_QUEUES],
+        head_size: impl Fn(usize) -> u64,
+    ) -> usize {
         debug_assert!(active != 0);
         let mut c = self.cur as usize;
         if active & (1 << c) == 0 {

@@ -9,7 +9,7 @@
 
 pub mod drr;
 
-use crate::net::config::{SchedConfig, MAX_QUEUES};
+use crate::net::config::{DrrSched, MixedSched, SchedConfig, MAX_QUEUES};
 
 /// The compiled form of a [`SchedConfig`].
 #[derive(Clone, Debug, PartialEq)]
@@ -24,21 +24,33 @@ pub struct Sched {
 
 impl Sched {
     pub fn compile(cfg: &SchedConfig, nq: u8) -> Sched {
-        let all: u8 = if nq as usize >= MAX_QUEUES { 0xFF } else { (1u8 << nq) - 1 };
+        let all: u8 = if nq as usize >= MAX_QUEUES {
+            0xFF
+        } else {
+            (1u8 << nq) - 1
+        };
         let mut quanta = [0u64; MAX_QUEUES];
         let (strict_mask, drr_mask) = match cfg {
             SchedConfig::Fifo | SchedConfig::Strict => (all, 0),
-            SchedConfig::Drr { weights, quantum } => {
+            SchedConfig::Drr(DrrSched { weights, quantum }) => {
                 drr::quanta(weights, quantum.0, 0, &mut quanta);
                 (0, all)
             }
-            SchedConfig::Mixed { strict, weights, quantum } => {
+            SchedConfig::Mixed(MixedSched {
+                strict,
+                weights,
+                quantum,
+            }) => {
                 let s = (*strict).min(nq);
                 let smask = if s == 0 { 0 } else { ((1u16 << s) - 1) as u8 };
                 drr::quanta(weights, quantum.0, s as usize, &mut quanta);
                 (smask, all & !smask)
             }
         };
-        Sched { strict_mask, drr_mask, quanta }
+        Sched {
+            strict_mask,
+            drr_mask,
+            quanta,
+        }
     }
 }

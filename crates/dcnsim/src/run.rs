@@ -1,0 +1,156 @@
+//! The run driver: runs a built scenario to its end condition in chunks, reporting progress
+//! between chunks, and collects the result tables.
+
+use crate::scenario::build::{Built, FileReader};
+use crate::scenario::{ConfigError, Scenario};
+use crate::sim::results::{FlowTable, QueueTable, SampleTable};
+use dcnsim_engine::{to_secs, Time};
+use std::time::Instant;
+
+/// Progress between chunks of events.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sim_time_s: f64,
+    /// The time the run is expected to reach (duration until it passes, then the horizon).
+    pub target_s: f64,
+    pub flows_done: u64,
+    pub flows_total: u64,
+    pub events: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunMeta {
+    pub name: String,
+    pub seed: u64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub sim_time_s: f64,
+    pub wall_s: f64,
+    pub flows_total: u64,
+    pub flows_completed: u64,
+    pub flows_in_window: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub peak_packets: u64,
+    pub classes: Vec<String>,
+    pub warnings: Vec<String>,
+    /// How the run ended: "complete", "horizon", "max_events", "idle" or "interrupted".
+    pub end: String,
+}
+
+pub struct RunOutput {
+    pub flows: FlowTable,
+    pub queues: QueueTable,
+    pub samples: SampleTable,
+    pub meta: RunMeta,
+}
+
+/// Events per chunk between progress callbacks.
+pub const CHUNK: u64 = 250_000;
+
+/// Runs `built` to completion. `progress` is called between chunks; returning `false`
+/// interrupts the run (the partial results are returned with `end = "interrupted"`).
+pub fn run_built(
+    mut b: Built,
+    name: &str,
+    seed: u64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> RunOutput {
+    let wall = Instant::now();
+    let sim = &mut b.sim;
+    let budget_total = if b.max_events == 0 {
+        u64::MAX
+    } else {
+        b.max_events
+    };
+    let mut events = 0u64;
+    let end;
+    loop {
+        let chunk = CHUNK.min(budget_total - events);
+        events += sim.run(b.horizon, chunk);
+        if sim.finished {
+            end = "complete";
+            break;
+        }
+        if events >= budget_total {
+            end = "max_events";
+            break;
+        }
+        match sim.ev.peek_time() {
+            None => {
+                end = "idle";
+                break;
+            }
+            Some(t) if t > b.horizon => {
+                end = "horizon";
+                break;
+            }
+            _ => {}
+        }
+        let now = sim.now();
+        let p = Progress {
+            sim_time_s: to_secs(now),
+            target_s: to_secs(if now < b.duration {
+                b.duration
+            } else {
+                b.horizon
+            }),
+            flows_done: sim.flows.completed as u64,
+            flows_total: sim.flows.len() as u64,
+            events,
+        };
+        if !progress(&p) {
+            end = "interrupted";
+            break;
+        }
+    }
+    let sim = &b.sim;
+    let flows = sim.flow_table();
+    let meta = RunMeta {
+        name: name.to_string(),
+        seed,
+        events,
+        packet_hops: sim.counters.packet_hops,
+        sim_time_s: to_secs(sim.now()),
+        wall_s: wall.elapsed().as_secs_f64(),
+        flows_total: sim.flows.len() as u64,
+        flows_completed: sim.flows.completed as u64,
+        flows_in_window: flows.in_window.iter().filter(|x| **x).count() as u64,
+        delivered: sim.counters.delivered,
+        dropped: sim.counters.dropped,
+        peak_packets: sim.arena.capacity_used() as u64,
+        classes: b.class_names.clone(),
+        warnings: b.warnings.clone(),
+        end: end.to_string(),
+    };
+    RunOutput {
+        flows,
+        queues: sim.queue_table(),
+        samples: sim.sample_table(),
+        meta,
+    }
+}
+
+/// Parses, validates, builds and runs a scenario given as JSON.
+pub fn run_json(
+    json: &str,
+    files: &dyn FileReader,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunOutput, ConfigError> {
+    let sc = crate::scenario::from_json(json)?;
+    run_scenario(&sc, files, progress)
+}
+
+pub fn run_scenario(
+    sc: &Scenario,
+    files: &dyn FileReader,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunOutput, ConfigError> {
+    let built = sc.build(files)?;
+    Ok(run_built(built, &sc.name, sc.seed, progress))
+}
+
+/// Time helper for callers.
+pub fn secs(t: Time) -> f64 {
+    to_secs(t)
+}

@@ -1,0 +1,538 @@
+//! From a validated [`Scenario`] to a ready-to-run [`Sim`]: topology, profiles, routes,
+//! transports, workloads (explicit flow lists) and open-loop sources.
+
+use super::classes::*;
+use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
+use crate::net::Profile;
+use crate::sim::flow::{FlowDesc, TransportRt};
+use crate::sim::source::SourceSpec;
+use crate::sim::{Ecmp, Event, Sim};
+use crate::topo::NodeKind;
+use dcnsim_engine::{rng::mix64, Rate, Time};
+use dcnsim_workload as wl;
+use std::sync::Arc;
+
+/// A built run: the simulator plus what the driver needs to stop and report.
+pub struct Built {
+    pub sim: Sim,
+    pub class_names: Vec<String>,
+    pub duration: Time,
+    pub horizon: Time,
+    pub max_events: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Reads a file named in a scenario (CDFs, CSV flow lists).
+pub trait FileReader {
+    fn read(&self, path: &str) -> std::io::Result<String>;
+}
+
+/// Reads from the filesystem, paths as given.
+pub struct FsReader;
+impl FileReader for FsReader {
+    fn read(&self, path: &str) -> std::io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+}
+
+fn port_err(prefix: &str) -> impl Fn((String, String)) -> ConfigError + '_ {
+    move |(k, m)| ConfigError::new(format!("{prefix}.{k}"), m)
+}
+
+impl Scenario {
+    /// Checks everything that can be checked without building.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let r = &self.run;
+        if r.duration.0 == 0 {
+            return Err(ConfigError::new(
+                "run.duration",
+                "expected a duration > 0 (e.g. \"10ms\")",
+            ));
+        }
+        if r.warmup.0 + r.cooldown.0 >= r.duration.0 {
+            return Err(ConfigError::new(
+                "run.warmup",
+                "expected warmup + cooldown < duration (the measurement window would be empty)",
+            ));
+        }
+        if r.horizon().0 < r.duration.0 {
+            return Err(ConfigError::new(
+                "run.horizon",
+                "expected horizon ≥ duration",
+            ));
+        }
+        let p = &self.packet;
+        if p.mtu <= p.ip_header + p.tcp_hdr() || p.mtu > 65_535 {
+            return Err(ConfigError::new(
+                "packet.mtu",
+                format!(
+                    "expected an MTU larger than the IP + TCP headers ({}) and ≤ 65535",
+                    p.ip_header + p.tcp_hdr()
+                ),
+            ));
+        }
+        self.switch.port().check().map_err(port_err("switch"))?;
+        self.host.port().check().map_err(port_err("host"))?;
+        if let Some(Some(b)) = self.switch.shared_buffer.map(|b| (b.0 == 0).then_some(b)) {
+            let _ = b;
+            return Err(ConfigError::new(
+                "switch.shared_buffer",
+                "expected a size > 0, or remove the key for no shared buffer",
+            ));
+        }
+        for (name, t) in &self.transports {
+            t.tcp(p.mss(), p.tcp_timestamps, &format!("transports.{name}"))?;
+        }
+        if let Some(d) = self.output.queue_sample_interval {
+            if d.0 == 0 {
+                return Err(ConfigError::new(
+                    "output.queue_sample_interval",
+                    "expected a duration > 0",
+                ));
+            }
+        }
+        let sq = self.switch.queues;
+        let hq = self.host.queues;
+        let check_prio = |prio: u8, key: String| -> Result<(), ConfigError> {
+            if (sq > 1 && prio >= sq) || (hq > 1 && prio >= hq) {
+                return Err(ConfigError::new(key, format!("queue {prio} does not exist: expected 0..{} ([switch] has {sq} queues, [host] has {hq})", sq.min(hq).max(1) - 1)));
+            }
+            Ok(())
+        };
+        let mut names = std::collections::BTreeSet::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            if !names.insert(c.name.as_str()) {
+                return Err(ConfigError::new(
+                    format!("classes[{i}].name"),
+                    format!("expected a unique class name, {:?} is used twice", c.name),
+                ));
+            }
+            check_prio(c.priority, format!("classes[{i}].priority"))?;
+            if let Some(a) = c.ack_priority {
+                check_prio(a, format!("classes[{i}].ack_priority"))?;
+            }
+            if !self.transports.contains_key(&c.transport)
+                && TransportConfig::builtin(&c.transport).is_none()
+            {
+                let mut known: Vec<String> = self.transports.keys().cloned().collect();
+                known.extend(["cubic", "dctcp", "newreno"].map(String::from));
+                return Err(ConfigError::new(
+                    format!("classes[{i}].transport"),
+                    format!(
+                        "unknown transport {:?}; expected one of {}",
+                        c.transport,
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            check_prio(s.priority, format!("sources[{i}].priority"))?;
+            if s.rate.0 == 0 {
+                return Err(ConfigError::new(
+                    format!("sources[{i}].rate"),
+                    "expected a rate > 0",
+                ));
+            }
+            if s.packet.0 < 64 || s.packet.0 > 65_535 {
+                return Err(ConfigError::new(
+                    format!("sources[{i}].packet"),
+                    "expected a wire size from 64 to 65535 bytes",
+                ));
+            }
+            if s.burst == 0 {
+                return Err(ConfigError::new(
+                    format!("sources[{i}].burst"),
+                    "expected at least 1",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The transport named `name` (scenario first, then built-ins).
+    pub fn transport(&self, name: &str) -> Option<TransportConfig> {
+        self.transports
+            .get(name)
+            .cloned()
+            .or_else(|| TransportConfig::builtin(name))
+    }
+
+    pub fn build(&self, files: &dyn FileReader) -> Result<Built, ConfigError> {
+        self.check()?;
+        let g = self.topology.build()?;
+        let profiles = vec![Profile::host(&self.host), Profile::switch(&self.switch)];
+        let of_node: Vec<u16> = g
+            .nodes
+            .iter()
+            .map(|n| if n.kind == NodeKind::Host { 0 } else { 1 })
+            .collect();
+        let pools: Vec<u64> = g
+            .nodes
+            .iter()
+            .map(|n| {
+                if n.kind == NodeKind::Switch {
+                    self.switch.shared_buffer.map(|b| b.0).unwrap_or(0)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let ecmp = match self.routing.ecmp {
+            EcmpMode::PerFlow => Ecmp::PerFlow,
+            EcmpMode::PerPacket => Ecmp::PerPacket,
+        };
+        let mut sim = Sim::new(&g, profiles, &of_node, &pools, self.seed, ecmp);
+        let n_hosts = g.n_hosts();
+        let host_bps: Vec<u64> = (0..n_hosts)
+            .map(|h| sim.ports[sim.host_port(h) as usize].clock.rate().0)
+            .collect();
+        let hosts = wl::Hosts {
+            n: n_hosts,
+            rack_of: g.racks(),
+            link_bps: host_bps,
+        };
+
+        // Transports: one runtime entry per class (classes may share a name; cheap).
+        let p = &self.packet;
+        let mut lists = Vec::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            let key = format!("classes[{i}]");
+            let t = self.transport(&c.transport).expect("checked");
+            let tcp = t.tcp(p.mss(), p.tcp_timestamps, &format!("{key}.transport"))?;
+            sim.flows.transports.push(TransportRt {
+                tcp,
+                data_overhead: p.data_overhead(),
+                ack_wire: p.ack_wire(),
+            });
+            let flows = self
+                .workload_flows(&c.workload, i, &hosts, files)
+                .map_err(|e| e.at(&format!("{key}.workload")))?;
+            lists.push(flows);
+        }
+        let flows = wl::merge_sorted(lists);
+        let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
+        let mut paths = std::collections::HashMap::new();
+        for f in flows {
+            let c = &self.classes[f.class as usize];
+            let path = paths
+                .entry((f.src, f.dst))
+                .or_insert_with(|| sim.path_info(f.src, f.dst))
+                .clone();
+            let t = &sim.flows.transports[f.class as usize];
+            let ideal = ideal_fct(f.size, t.tcp.mss as u64, t.data_overhead as u64, &path);
+            sim.add_flow(FlowDesc {
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                start: f.start,
+                class: c.priority,
+                ack_class: c.ack_priority.unwrap_or(c.priority),
+                transport: f.class,
+                traffic_class: f.class,
+                deadline: f.deadline,
+                tag: f.tag,
+                in_window: f.start >= w0 && f.start < w1,
+                entropy: mix64(&[self.seed, 0xf10, sim.flows.len() as u64]) as u32,
+                ideal_fct: ideal,
+            });
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            let key = format!("sources[{i}]");
+            if s.src >= n_hosts || s.dst >= n_hosts || s.src == s.dst {
+                return Err(ConfigError::new(
+                    format!("{key}.dst"),
+                    format!(
+                        "expected distinct hosts below {n_hosts}, got src {} dst {}",
+                        s.src, s.dst
+                    ),
+                ));
+            }
+            sim.add_source(SourceSpec {
+                src: s.src,
+                dst: s.dst,
+                class: s.priority,
+                wire: s.packet.0 as u32,
+                rate: s.rate.rate(),
+                start: s.start.0,
+                stop: s.stop.map(|d| d.0).unwrap_or(self.run.duration.0),
+                burst: s.burst,
+                max_pkts: s.count,
+                ect: s.ecn,
+                entropy: mix64(&[self.seed, 0x50c, i as u64]) as u32,
+            });
+        }
+        if let Some(iv) = self.output.queue_sample_interval {
+            sim.sample_every = iv.0;
+            sim.sample_ports = (0..sim.ports.len() as u32)
+                .filter(|&p| {
+                    self.output.sample_ports == SamplePorts::All
+                        || sim.nodes[sim.ports[p as usize].node as usize].kind == NodeKind::Switch
+                })
+                .collect();
+            sim.ev.push(0, Event::Sample);
+        }
+        sim.stop_min = self.run.duration.0;
+        sim.drain = self.run.drain;
+        let mut warnings = Vec::new();
+        if self.classes.is_empty() && self.sources.is_empty() {
+            warnings.push("the scenario has no traffic: add [[classes]] or [[sources]]".into());
+        }
+        Ok(Built {
+            sim,
+            class_names: self.classes.iter().map(|c| c.name.clone()).collect(),
+            duration: self.run.duration.0,
+            horizon: self.run.horizon().0,
+            max_events: self.run.max_events,
+            warnings,
+        })
+    }
+
+    fn size_dist(
+        &self,
+        s: &SizeConfig,
+        files: &dyn FileReader,
+        key: &str,
+    ) -> Result<wl::SizeDist, wl::WorkloadError> {
+        let set = [
+            s.fixed.is_some(),
+            s.uniform.is_some(),
+            s.cdf.is_some(),
+            s.cdf_file.is_some(),
+        ]
+        .iter()
+        .filter(|x| **x)
+        .count();
+        if set != 1 {
+            return Err(wl::WorkloadError::new(
+                key,
+                "expected exactly one of fixed, uniform, cdf, cdf_file",
+            ));
+        }
+        let d = if let Some(b) = s.fixed {
+            wl::SizeDist::Fixed(b.0)
+        } else if let Some([lo, hi]) = s.uniform {
+            wl::SizeDist::Uniform { lo: lo.0, hi: hi.0 }
+        } else {
+            let cdf = if let Some(name) = &s.cdf {
+                wl::Cdf::builtin(name, &format!("{key}.cdf"))?
+            } else {
+                let path = s.cdf_file.as_ref().unwrap();
+                let text = files.read(path).map_err(|e| {
+                    wl::WorkloadError::new(
+                        format!("{key}.cdf_file"),
+                        format!("cannot read {path:?}: {e}"),
+                    )
+                })?;
+                wl::Cdf::parse(&text, &format!("{key}.cdf_file"))?
+            };
+            let scale = if s.scale == 0.0 { 1.0 } else { s.scale };
+            wl::SizeDist::Cdf {
+                cdf: Arc::new(cdf),
+                interp: s.interp,
+                scale,
+            }
+        };
+        d.validate(key)?;
+        Ok(d)
+    }
+
+    fn workload_flows(
+        &self,
+        w: &WorkloadConfig,
+        class: usize,
+        hosts: &wl::Hosts,
+        files: &dyn FileReader,
+    ) -> Result<Vec<wl::FlowSpec>, wl::WorkloadError> {
+        let dur = self.run.duration.0;
+        let seed = self.seed;
+        let idx = class as u64;
+        let mut flows = match w {
+            WorkloadConfig::Poisson(PoissonWl {
+                sizes,
+                load,
+                pairs,
+                senders,
+                receivers,
+                load_basis,
+                bisection,
+                deadline,
+                max_flows,
+                start,
+                stop,
+            }) => {
+                let sizes = self.size_dist(sizes, files, "sizes")?;
+                let pairs = match (senders, receivers) {
+                    (None, None) => match pairs {
+                        PairsName::AllToAll => wl::Pairs::AllToAll,
+                        PairsName::IntraRack => wl::Pairs::IntraRack,
+                        PairsName::InterRack => wl::Pairs::InterRack,
+                        PairsName::Permutation => wl::Pairs::Permutation,
+                    },
+                    (s, r) => {
+                        let all: Vec<u32> = (0..hosts.n).collect();
+                        wl::Pairs::Fixed {
+                            src: s.clone().unwrap_or_else(|| all.clone()),
+                            dst: r.clone().unwrap_or(all),
+                        }
+                    }
+                };
+                let load_basis = match load_basis {
+                    LoadBasisName::HostLinks => wl::LoadBasis::HostLinks,
+                    LoadBasisName::SenderHosts => wl::LoadBasis::SenderHosts,
+                    LoadBasisName::Bisection => match bisection {
+                        Some(b) if b.0 > 0 => wl::LoadBasis::Bisection { bps: b.0 },
+                        _ => {
+                            return Err(wl::WorkloadError::new(
+                                "bisection",
+                                "expected a rate > 0 when load_basis = \"bisection\"",
+                            ))
+                        }
+                    },
+                };
+                let deadline = deadline.as_ref().map(|d| match d {
+                    DeadlineConfig::Fixed(FixedDeadline { value }) => {
+                        wl::DeadlineDist::Fixed(value.0)
+                    }
+                    DeadlineConfig::Uniform(UniformDeadline { lo, hi }) => {
+                        wl::DeadlineDist::Uniform { lo: lo.0, hi: hi.0 }
+                    }
+                    DeadlineConfig::Exp(ExpDeadline { mean, min }) => wl::DeadlineDist::Exp {
+                        mean: mean.0,
+                        min: min.0,
+                    },
+                });
+                let spec = wl::PoissonSpec {
+                    sizes,
+                    load: *load,
+                    load_basis,
+                    pairs,
+                    start: start.map(|d| d.0).unwrap_or(0),
+                    stop: stop.map(|d| d.0).unwrap_or(dur),
+                    max_flows: *max_flows,
+                    class: class as u16,
+                    deadline,
+                };
+                wl::poisson(&spec, hosts, seed, idx)?
+            }
+            WorkloadConfig::Incast(IncastWl {
+                fan_in,
+                bytes_per_sender,
+                receiver,
+                senders,
+                period,
+                load,
+                jitter,
+                start,
+                stop,
+                exclude_receiver_rack,
+            }) => {
+                let spec = wl::IncastSpec {
+                    receiver: *receiver,
+                    senders: senders.clone(),
+                    fan_in: *fan_in,
+                    bytes_per_sender: self.size_dist(
+                        bytes_per_sender,
+                        files,
+                        "bytes_per_sender",
+                    )?,
+                    start: start.map(|d| d.0).unwrap_or(0),
+                    period: period.map(|d| d.0),
+                    load: *load,
+                    stop: stop.map(|d| d.0).unwrap_or(dur),
+                    jitter: jitter.0,
+                    class: class as u16,
+                    exclude_receiver_rack: *exclude_receiver_rack,
+                };
+                wl::incast(&spec, hosts, seed, idx)?
+            }
+            WorkloadConfig::Permutation(PermutationWl { size, start }) => {
+                if size.0 == 0 {
+                    return Err(wl::WorkloadError::new("size", "expected a size > 0"));
+                }
+                wl::permutation_long_flows(hosts, size.0, start.0, class as u16, seed, idx)
+            }
+            WorkloadConfig::Flows(FlowsWl { csv, list }) => {
+                let mut out = Vec::new();
+                if let Some(path) = csv {
+                    let text = files.read(path).map_err(|e| {
+                        wl::WorkloadError::new("csv", format!("cannot read {path:?}: {e}"))
+                    })?;
+                    out = wl::parse_flow_csv(&text, "csv", hosts.n)?;
+                }
+                for (i, r) in list.iter().enumerate() {
+                    let key = format!("list[{i}]");
+                    if r.src >= hosts.n || r.dst >= hosts.n || r.src == r.dst {
+                        return Err(wl::WorkloadError::new(
+                            key,
+                            format!("expected distinct src and dst below {} hosts", hosts.n),
+                        ));
+                    }
+                    if r.size.0 == 0 {
+                        return Err(wl::WorkloadError::new(
+                            format!("{key}.size"),
+                            "expected a size > 0",
+                        ));
+                    }
+                    out.push(wl::FlowSpec {
+                        src: r.src,
+                        dst: r.dst,
+                        size: r.size.0,
+                        start: r.start.0,
+                        class: 0,
+                        deadline: r.deadline.map(|d| r.start.0 + d.0),
+                        tag: r.tag,
+                    });
+                }
+                out.sort_by_key(|f| f.start);
+                out
+            }
+        };
+        for f in &mut flows {
+            f.class = class as u16;
+        }
+        Ok(flows)
+    }
+}
+
+/// Hops of the route from `src` to `dst` (first ECMP candidate; equal-cost paths have the
+/// same hop count and, in the built-in topologies, the same rates).
+#[derive(Clone, Debug)]
+pub struct PathInfo {
+    pub prop: Time,
+    pub rates: Vec<Rate>,
+}
+
+impl Sim {
+    pub fn path_info(&self, src: u32, dst: u32) -> PathInfo {
+        let mut port = self.host_port(src);
+        let mut prop = 0;
+        let mut rates = Vec::new();
+        loop {
+            let p = &self.ports[port as usize];
+            prop += p.delay;
+            rates.push(p.clock.rate());
+            if p.peer == dst {
+                break;
+            }
+            port = self.routes.candidates(p.peer, dst)[0];
+        }
+        PathInfo { prop, rates }
+    }
+}
+
+/// Ideal FCT of a lone flow with an unlimited window, measured like the real FCT (until the
+/// last byte is received): the first segment's store-and-forward latency over every hop,
+/// plus the remaining wire bytes serialized at the bottleneck.
+///
+/// `ideal = Σ prop + Σ_hops tx_hop(w₁) + (W − w₁) / bottleneck`, where w₁ is the first
+/// segment's wire size and W the wire bytes of the whole flow (payload + per-segment headers).
+/// Exact for one-segment flows; for longer flows it assumes the bottleneck never idles.
+pub fn ideal_fct(size: u64, mss: u64, overhead: u64, path: &PathInfo) -> Time {
+    let segs = size.div_ceil(mss).max(1);
+    let w1 = size.min(mss) + overhead;
+    let total = size + segs * overhead;
+    let bottleneck = path.rates.iter().min().copied().unwrap_or(Rate(1));
+    let first: Time = path.rates.iter().map(|r| r.tx_time(w1)).sum();
+    path.prop + first + bottleneck.tx_time(total - w1)
+}

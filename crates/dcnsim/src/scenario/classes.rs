@@ -1,0 +1,382 @@
+//! `[transports.*]`, `[[classes]]` (closed-loop traffic) and `[[sources]]` (open loop).
+
+use crate::units::{Bw, Bytes, Dur};
+use dcnsim_transport::{CcKind, RtoMode, TcpConfig};
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CcName {
+    NewReno,
+    #[default]
+    Cubic,
+    Dctcp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoModeName {
+    /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux-style: the variance term is floored at rto_min.
+    Linux,
+    /// A fixed RTO of `rto_static` (TLT-Fig2).
+    Static,
+}
+
+/// TCP-family settings (`[transports.<name>]`). MSS comes from `[packet]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TransportConfig {
+    pub cc: CcName,
+    /// Initial window in segments.
+    pub init_cwnd: u32,
+    /// Receive window (bounds bytes in flight).
+    pub rwnd: Bytes,
+    pub sack: bool,
+    pub dupack_thresh: u32,
+    /// ECN-capable data; classic RFC 3168 reaction unless cc = dctcp (which always uses ECN).
+    pub ecn: bool,
+    pub rto_mode: RtoModeName,
+    pub rto_min: Dur,
+    pub rto_max: Dur,
+    pub rto_init: Dur,
+    /// Used when rto_mode = "static".
+    pub rto_static: Dur,
+    pub clock_granularity: Dur,
+    pub delayed_ack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: Dur,
+    /// DCTCP gain g (RFC 8257).
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+    /// CUBIC constants (RFC 9438).
+    pub cubic_c: f64,
+    pub cubic_beta: f64,
+    pub cubic_fast_convergence: bool,
+    pub cubic_tcp_friendly: bool,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        let t = TcpConfig::default();
+        TransportConfig {
+            cc: CcName::Cubic,
+            init_cwnd: t.init_cwnd_pkts,
+            rwnd: Bytes(t.rwnd_bytes),
+            sack: t.sack,
+            dupack_thresh: t.dupack_thresh,
+            ecn: false,
+            rto_mode: RtoModeName::Rfc6298,
+            rto_min: Dur(t.rto_min),
+            rto_max: Dur(t.rto_max),
+            rto_init: Dur(t.rto_init),
+            rto_static: Dur(t.rto_min),
+            clock_granularity: Dur(t.clock_granularity),
+            delayed_ack: t.delayed_ack,
+            delack_count: t.delack_count,
+            delack_timeout: Dur(t.delack_timeout),
+            dctcp_g: t.dctcp_g,
+            dctcp_alpha_init: t.dctcp_alpha_init,
+            cubic_c: t.cubic_c,
+            cubic_beta: t.cubic_beta,
+            cubic_fast_convergence: t.cubic_fast_convergence,
+            cubic_tcp_friendly: t.cubic_tcp_friendly,
+        }
+    }
+}
+
+impl TransportConfig {
+    /// The built-in transports every scenario can name.
+    pub fn builtin(name: &str) -> Option<TransportConfig> {
+        let base = TransportConfig::default();
+        match name {
+            "cubic" => Some(base),
+            "newreno" => Some(TransportConfig {
+                cc: CcName::NewReno,
+                ..base
+            }),
+            "dctcp" => Some(TransportConfig {
+                cc: CcName::Dctcp,
+                ecn: true,
+                ..base
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn tcp(&self, mss: u32, timestamps: bool, path: &str) -> Result<TcpConfig, ConfigError> {
+        let cfg = TcpConfig {
+            mss,
+            init_cwnd_pkts: self.init_cwnd,
+            rwnd_bytes: self.rwnd.0,
+            sack: self.sack,
+            dupack_thresh: self.dupack_thresh,
+            cc: match self.cc {
+                CcName::NewReno => CcKind::NewReno,
+                CcName::Cubic => CcKind::Cubic,
+                CcName::Dctcp => CcKind::Dctcp,
+            },
+            ecn: self.ecn || self.cc == CcName::Dctcp,
+            dctcp_g: self.dctcp_g,
+            dctcp_alpha_init: self.dctcp_alpha_init,
+            cubic_c: self.cubic_c,
+            cubic_beta: self.cubic_beta,
+            cubic_fast_convergence: self.cubic_fast_convergence,
+            cubic_tcp_friendly: self.cubic_tcp_friendly,
+            rto_mode: match self.rto_mode {
+                RtoModeName::Rfc6298 => RtoMode::Rfc6298,
+                RtoModeName::Linux => RtoMode::Linux,
+                RtoModeName::Static => RtoMode::Static(self.rto_static.0),
+            },
+            rto_min: self.rto_min.0,
+            rto_max: self.rto_max.0,
+            rto_init: self.rto_init.0,
+            clock_granularity: self.clock_granularity.0,
+            delayed_ack: self.delayed_ack,
+            delack_count: self.delack_count,
+            delack_timeout: self.delack_timeout.0,
+            timestamps,
+        };
+        cfg.validate().map_err(|m| {
+            // TcpConfig messages start with the field name: "mss: must be > 0".
+            let (field, msg) = m.split_once(": ").unwrap_or(("", &m));
+            let key = match field {
+                "init_cwnd_pkts" => "init_cwnd",
+                "rwnd_bytes" => "rwnd",
+                "mss" => "mss (from packet.mtu)",
+                f => f,
+            };
+            ConfigError::new(
+                if key.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{path}.{key}")
+                },
+                msg.to_string(),
+            )
+        })?;
+        Ok(cfg)
+    }
+}
+
+/// Flow sizes: exactly one of `fixed`, `uniform`, `cdf` (a built-in name), `cdf_file`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SizeConfig {
+    pub fixed: Option<Bytes>,
+    /// [lo, hi] bytes, uniform.
+    pub uniform: Option<[Bytes; 2]>,
+    /// A built-in CDF: websearch, datamining_pias, alistorage2019, fb_hadoop, ... (`dcnsim cdfs`).
+    pub cdf: Option<String>,
+    /// A CDF file in the same format (`size_bytes cumulative_probability` per line).
+    pub cdf_file: Option<String>,
+    /// "linear" (default) or "step" sampling between CDF points.
+    pub interp: dcnsim_workload::Interp,
+    /// Multiply sampled CDF sizes by this factor.
+    pub scale: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeadlineConfig {
+    Fixed(FixedDeadline),
+    Uniform(UniformDeadline),
+    Exp(ExpDeadline),
+}
+
+crate::kind_enum!(DeadlineConfig { "fixed" => Fixed(FixedDeadline), "uniform" => Uniform(UniformDeadline), "exp" => Exp(ExpDeadline) });
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedDeadline {
+    pub value: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniformDeadline {
+    pub lo: Dur,
+    pub hi: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpDeadline {
+    pub mean: Dur,
+    pub min: Dur,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PairsName {
+    #[default]
+    AllToAll,
+    IntraRack,
+    InterRack,
+    Permutation,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadBasisName {
+    /// load × Σ host link rates (each host sends and receives `load` of its link on average).
+    #[default]
+    HostLinks,
+    /// load × the fabric's bisection bandwidth (`bisection` must be given).
+    Bisection,
+    /// load × Σ link rates of the hosts that can send (`senders`).
+    SenderHosts,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkloadConfig {
+    /// Poisson arrivals at a target load.
+    Poisson(PoissonWl),
+    /// Incast N → 1: one round, periodic rounds (`period`), or Poisson rounds (`load`).
+    Incast(IncastWl),
+    /// Every host sends one flow of `size` to a distinct host (random derangement).
+    Permutation(PermutationWl),
+    /// An explicit list: a CSV file (`src,dst,size,start[,deadline][,tag]`) or inline rows.
+    Flows(FlowsWl),
+}
+
+crate::kind_enum!(WorkloadConfig { "poisson" => Poisson(PoissonWl), "incast" => Incast(IncastWl), "permutation" => Permutation(PermutationWl), "flows" => Flows(FlowsWl) });
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonWl {
+    pub sizes: SizeConfig,
+    pub load: f64,
+    #[serde(default)]
+    pub pairs: PairsName,
+    /// Restrict sources / destinations to these hosts.
+    #[serde(default)]
+    pub senders: Option<Vec<u32>>,
+    #[serde(default)]
+    pub receivers: Option<Vec<u32>>,
+    #[serde(default)]
+    pub load_basis: LoadBasisName,
+    #[serde(default)]
+    pub bisection: Option<Bw>,
+    #[serde(default)]
+    pub deadline: Option<DeadlineConfig>,
+    #[serde(default)]
+    pub max_flows: Option<u64>,
+    /// Arrivals in [start, stop); default [0, run.duration).
+    #[serde(default)]
+    pub start: Option<Dur>,
+    #[serde(default)]
+    pub stop: Option<Dur>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastWl {
+    pub fan_in: u32,
+    pub bytes_per_sender: SizeConfig,
+    #[serde(default)]
+    pub receiver: Option<u32>,
+    #[serde(default)]
+    pub senders: Option<Vec<u32>>,
+    #[serde(default)]
+    pub period: Option<Dur>,
+    #[serde(default)]
+    pub load: Option<f64>,
+    #[serde(default)]
+    pub jitter: Dur,
+    #[serde(default)]
+    pub start: Option<Dur>,
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    #[serde(default)]
+    pub exclude_receiver_rack: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermutationWl {
+    pub size: Bytes,
+    #[serde(default)]
+    pub start: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsWl {
+    #[serde(default)]
+    pub csv: Option<String>,
+    #[serde(default)]
+    pub list: Vec<FlowRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowRow {
+    pub src: u32,
+    pub dst: u32,
+    pub size: Bytes,
+    pub start: Dur,
+    #[serde(default)]
+    pub deadline: Option<Dur>,
+    #[serde(default)]
+    pub tag: u32,
+}
+
+/// A traffic class: what it sends, with which transport, at which priority.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassConfig {
+    pub name: String,
+    /// Queue index on every hop (0 = highest priority).
+    #[serde(default)]
+    pub priority: u8,
+    /// Queue for this class's ACKs (default: the class's own priority).
+    #[serde(default)]
+    pub ack_priority: Option<u8>,
+    /// Name of a transport in `[transports]` or a built-in (dctcp, cubic, newreno).
+    #[serde(default = "default_transport")]
+    pub transport: String,
+    pub workload: WorkloadConfig,
+}
+
+fn default_transport() -> String {
+    "dctcp".into()
+}
+
+/// An open-loop source (no transport): constant rate, or bursts at an average rate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceConfig {
+    pub src: u32,
+    pub dst: u32,
+    pub rate: Bw,
+    #[serde(default)]
+    pub priority: u8,
+    /// Bytes on the wire per packet.
+    #[serde(default = "default_pkt")]
+    pub packet: Bytes,
+    #[serde(default)]
+    pub start: Dur,
+    /// Default: run.duration.
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    #[serde(default = "one")]
+    pub burst: u32,
+    /// Stop after this many packets (0 = no limit).
+    #[serde(default)]
+    pub count: u64,
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+fn default_pkt() -> Bytes {
+    Bytes(1538)
+}
+fn one() -> u32 {
+    1
+}

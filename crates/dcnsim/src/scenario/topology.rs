@@ -1,0 +1,235 @@
+//! `[topology]`: which graph to build.
+
+use crate::topo::{builders, Graph, NodeKind};
+use crate::units::{Bw, Dur};
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub rate: Bw,
+    pub delay: Dur,
+}
+
+impl LinkConfig {
+    pub fn new(gbps: u64, delay_us: u64) -> Self {
+        LinkConfig {
+            rate: Bw::gbps(gbps),
+            delay: Dur::us(delay_us),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitLink {
+    /// Node names: `h<i>` for host i, `s<j>` for switch j.
+    pub a: String,
+    pub b: String,
+    pub rate: Bw,
+    pub delay: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TopologyConfig {
+    /// `hosts` hosts on one switch.
+    Star(StarTopo),
+    /// `left` hosts on switch A, `right` on switch B, joined by `core_link`.
+    Dumbbell(DumbbellTopo),
+    /// Two-tier leaf–spine; oversubscription = hosts_per_leaf·host rate / (spines·fabric rate).
+    LeafSpine(LeafSpineTopo),
+    /// Three-tier fat tree of even arity k (k³/4 hosts).
+    FatTree(FatTreeTopo),
+    /// Any graph: hosts h0..h{hosts-1}, switches s0..s{switches-1}, each host with one link.
+    Explicit(ExplicitTopo),
+}
+
+crate::kind_enum!(TopologyConfig { "star" => Star(StarTopo), "dumbbell" => Dumbbell(DumbbellTopo), "leaf_spine" => LeafSpine(LeafSpineTopo), "fat_tree" => FatTree(FatTreeTopo), "explicit" => Explicit(ExplicitTopo) });
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarTopo {
+    pub hosts: u32,
+    pub link: LinkConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellTopo {
+    pub left: u32,
+    pub right: u32,
+    pub host_link: LinkConfig,
+    pub core_link: LinkConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineTopo {
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    pub host_link: LinkConfig,
+    pub fabric_link: LinkConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeTopo {
+    pub k: u32,
+    pub link: LinkConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitTopo {
+    pub hosts: u32,
+    pub switches: u32,
+    pub links: Vec<ExplicitLink>,
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig::LeafSpine(LeafSpineTopo {
+            leaves: 4,
+            spines: 2,
+            hosts_per_leaf: 8,
+            host_link: LinkConfig::new(10, 1),
+            fabric_link: LinkConfig::new(40, 1),
+        })
+    }
+}
+
+fn pos(v: u32, key: &str, min: u32) -> Result<(), ConfigError> {
+    if v < min {
+        Err(ConfigError::new(
+            format!("topology.{key}"),
+            format!("expected an integer ≥ {min}, got {v}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn link(
+    l: &LinkConfig,
+    key: &str,
+) -> Result<(dcnsim_engine::Rate, dcnsim_engine::Time), ConfigError> {
+    if l.rate.0 == 0 {
+        return Err(ConfigError::new(
+            format!("topology.{key}.rate"),
+            "expected a rate > 0 (e.g. \"10Gbps\")",
+        ));
+    }
+    Ok((l.rate.rate(), l.delay.0))
+}
+
+impl TopologyConfig {
+    pub fn build(&self) -> Result<Graph, ConfigError> {
+        let g = match self {
+            TopologyConfig::Star(StarTopo { hosts, link: l }) => {
+                pos(*hosts, "hosts", 2)?;
+                let (r, d) = link(l, "link")?;
+                builders::star(*hosts, r, d)
+            }
+            TopologyConfig::Dumbbell(DumbbellTopo {
+                left,
+                right,
+                host_link,
+                core_link,
+            }) => {
+                pos(*left, "left", 1)?;
+                pos(*right, "right", 1)?;
+                builders::dumbbell(
+                    *left,
+                    *right,
+                    link(host_link, "host_link")?,
+                    link(core_link, "core_link")?,
+                )
+            }
+            TopologyConfig::LeafSpine(LeafSpineTopo {
+                leaves,
+                spines,
+                hosts_per_leaf,
+                host_link,
+                fabric_link,
+            }) => {
+                pos(*leaves, "leaves", 1)?;
+                pos(*spines, "spines", if *leaves > 1 { 1 } else { 0 })?;
+                pos(*hosts_per_leaf, "hosts_per_leaf", 1)?;
+                if leaves * hosts_per_leaf < 2 {
+                    return Err(ConfigError::new(
+                        "topology.hosts_per_leaf",
+                        "expected at least 2 hosts in total",
+                    ));
+                }
+                builders::leaf_spine(
+                    *leaves,
+                    *spines,
+                    *hosts_per_leaf,
+                    link(host_link, "host_link")?,
+                    link(fabric_link, "fabric_link")?,
+                )
+            }
+            TopologyConfig::FatTree(FatTreeTopo { k, link: l }) => {
+                if *k < 2 || k % 2 == 1 || *k > 64 {
+                    return Err(ConfigError::new(
+                        "topology.k",
+                        format!("expected an even arity from 2 to 64, got {k}"),
+                    ));
+                }
+                let (r, d) = link(l, "link")?;
+                builders::fat_tree(*k, r, d)
+            }
+            TopologyConfig::Explicit(ExplicitTopo {
+                hosts,
+                switches,
+                links,
+            }) => {
+                pos(*hosts, "hosts", 2)?;
+                let mut g = Graph::default();
+                for i in 0..*hosts {
+                    g.add_node(NodeKind::Host, format!("h{i}"));
+                }
+                for j in 0..*switches {
+                    g.add_node(NodeKind::Switch, format!("s{j}"));
+                }
+                let resolve = |name: &str, key: String| -> Result<u32, ConfigError> {
+                    let bad = || {
+                        ConfigError::new(
+                            key.clone(),
+                            format!(
+                                "expected a node name h0..h{} or s0..s{}, got {name:?}",
+                                hosts - 1,
+                                switches.saturating_sub(1)
+                            ),
+                        )
+                    };
+                    let (kind, num) = name.split_at(1.min(name.len()));
+                    let n: u32 = num.parse().map_err(|_| bad())?;
+                    match kind {
+                        "h" if n < *hosts => Ok(n),
+                        "s" if n < *switches => Ok(hosts + n),
+                        _ => Err(bad()),
+                    }
+                };
+                for (i, l) in links.iter().enumerate() {
+                    let a = resolve(&l.a, format!("topology.links[{i}].a"))?;
+                    let b = resolve(&l.b, format!("topology.links[{i}].b"))?;
+                    if l.rate.0 == 0 {
+                        return Err(ConfigError::new(
+                            format!("topology.links[{i}].rate"),
+                            "expected a rate > 0",
+                        ));
+                    }
+                    g.link(a, b, l.rate.rate(), l.delay.0);
+                }
+                g
+            }
+        };
+        g.check().map_err(|m| ConfigError::new("topology", m))?;
+        Ok(g)
+    }
+}
