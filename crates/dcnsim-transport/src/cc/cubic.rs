@@ -87,7 +87,7 @@ impl Cubic {
         };
         self.cwnd_prior = cwnd;
         // §4.6: ssthresh = cwnd·β_cubic, at least 2 segments.
-        let ss = ((cwnd * self.beta * mss) as u64).max(2 * w.mss);
+        let ss = ((w.cwnd as f64 * self.beta) as u64).max(2 * w.mss);
         w.ssthresh = ss;
         w.cwnd = ss;
         self.epoch_start = None;
