@@ -58,7 +58,10 @@ impl CongestionControl for Dctcp {
         let cut = (w.cwnd as f64 * self.alpha / 2.0) as u64;
         w.ssthresh = w.cwnd.saturating_sub(cut).max(2 * w.mss);
         w.cwnd = w.ssthresh;
-        self.bytes_acc = 0;
+        // Additive increase keeps running across ECN cuts (DCTCP's control law is +1 MSS
+        // per RTT and −α/2 per marked window); zeroing the byte counter here would stop
+        // growth entirely whenever every window carries a mark.
+        self.bytes_acc = self.bytes_acc.min(w.cwnd);
     }
 
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {
