@@ -6,6 +6,7 @@
 //! Transports live in the `dcnsim-transport` crate and workloads in `dcnsim-workload`;
 //! neither knows about the fabric.
 
+pub mod bench;
 pub mod net;
 pub mod packet;
 pub mod run;

@@ -1,0 +1,93 @@
+//! The repository's performance scenarios (`dcnsim bench`): events/s, packet-hops/s and,
+//! measured by the caller around a fresh process, peak memory.
+//!
+//! - `leafspine_openloop` / `fattree_openloop`: the fabric alone under open-loop load.
+//! - `dctcp_incast16`: 16 DCTCP senders → 1 receiver on one switch, 10 Gb/s, 1 µs links,
+//!   K = 65 packets, 1000-packet buffer, long flows, 0.1 s simulated.
+//! - `dctcp_fattree8`: k = 8 fat tree (128 hosts, 10 Gb/s, 1 µs), a random permutation of
+//!   long DCTCP flows, K = 15 packets, 100-packet queues, one ECMP path per flow.
+
+use crate::run::{run_json, RunMeta};
+use crate::scenario::build::FsReader;
+
+pub const NAMES: &[&str] = &[
+    "leafspine_openloop",
+    "fattree_openloop",
+    "dctcp_incast16",
+    "dctcp_fattree8",
+];
+
+/// The scenario JSON of a benchmark.
+pub fn scenario(name: &str) -> Option<String> {
+    let j = match name {
+        "leafspine_openloop" => {
+            // 8 leaves × 16 hosts, 4 spines, 10G hosts / 40G fabric (no oversubscription);
+            // every host sends a 9 Gb/s stream to a host on another leaf.
+            let mut sources = Vec::new();
+            for h in 0..128u32 {
+                let dst = (h + 16 * 3 + 5) % 128;
+                sources.push(format!(r#"{{"src": {h}, "dst": {dst}, "rate": "9Gbps", "packet": "1538B"}}"#));
+            }
+            format!(
+                r#"{{"name": "bench-leafspine", "topology": {{"kind": "leaf_spine", "leaves": 8, "spines": 4, "hosts_per_leaf": 16,
+                    "host_link": {{"rate": "10Gbps", "delay": "1us"}}, "fabric_link": {{"rate": "40Gbps", "delay": "1us"}}}},
+                    "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "100pkt"}},
+                    "sources": [{}], "run": {{"duration": "20ms"}}}}"#,
+                sources.join(",")
+            )
+        }
+        "fattree_openloop" => {
+            let mut sources = Vec::new();
+            for h in 0..128u32 {
+                let dst = (h * 37 + 11) % 128;
+                let dst = if dst == h { (h + 64) % 128 } else { dst };
+                sources.push(format!(r#"{{"src": {h}, "dst": {dst}, "rate": "8Gbps", "packet": "1538B"}}"#));
+            }
+            format!(
+                r#"{{"name": "bench-fattree", "topology": {{"kind": "fat_tree", "k": 8, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+                    "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "100pkt"}},
+                    "sources": [{}], "run": {{"duration": "20ms"}}}}"#,
+                sources.join(",")
+            )
+        }
+        "dctcp_incast16" => {
+            let flows: Vec<String> = (0..16).map(|h| format!(r#"{{"src": {h}, "dst": 16, "size": "10GB", "start": 0}}"#)).collect();
+            format!(
+                r#"{{"name": "bench-incast16", "topology": {{"kind": "star", "hosts": 17, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+                    "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "1000pkt",
+                                "ecn": {{"kind": "step", "k": "65pkt"}}}},
+                    "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+                    "classes": [{{"name": "long", "transport": "dctcp", "workload": {{"kind": "flows", "list": [{}]}}}}],
+                    "run": {{"duration": "100ms", "horizon": "100ms"}}}}"#,
+                flows.join(",")
+            )
+        }
+        "dctcp_fattree8" => r#"{"name": "bench-fattree8-dctcp", "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+                "switch": {"queues": 1, "scheduler": {"kind": "fifo"}, "port_limit": "100pkt", "ecn": {"kind": "step", "k": "15pkt"}},
+                "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
+                "classes": [{"name": "long", "transport": "dctcp", "workload": {"kind": "permutation", "size": "10GB"}}],
+                "run": {"duration": "20ms", "horizon": "20ms"}}"#
+            .to_string(),
+        _ => return None,
+    };
+    Some(j)
+}
+
+/// Runs a benchmark in this process.
+pub fn run(name: &str) -> Option<RunMeta> {
+    let j = scenario(name)?;
+    let out = run_json(&j, &FsReader, &mut |_| true).expect("benchmark scenarios are valid");
+    Some(out.meta)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bench_scenarios_are_valid() {
+        for n in super::NAMES {
+            let j = super::scenario(n).unwrap();
+            let sc = crate::scenario::from_json(&j).unwrap_or_else(|e| panic!("{n}: {e}"));
+            sc.check().unwrap_or_else(|e| panic!("{n}: {e}"));
+        }
+    }
+}
