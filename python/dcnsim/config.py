@@ -31,7 +31,7 @@ else:  # pragma: no cover
 Scenario = str | Path | Mapping[str, Any]
 
 #: Key path of the RNG seed in the scenario schema.
-SEED_PATH = "run.seed"
+SEED_PATH = "seed"
 #: Name of the scenario run when none is given.
 DEFAULT_SCENARIO = "default"
 

@@ -28,7 +28,7 @@ except ImportError:  # plain source checkout: test the Python layer against the 
     SRC_PATHS = [str(HERE), str(REPO / "python")]
 
 import fake_core  # noqa: E402
-from dcnsim import _native  # noqa: E402
+from dcnsim import _native, config  # noqa: E402
 
 
 def _subprocess_env(core: str | None) -> dict[str, str]:
@@ -45,6 +45,8 @@ def _subprocess_env(core: str | None) -> dict[str, str]:
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     """Use the fake core in this process and in subprocesses / sweep workers."""
     monkeypatch.setattr(_native, "_CORE", fake_core)
+    # the shipped default.toml is written for the real schema: use the fake's own defaults
+    monkeypatch.setattr(config, "DEFAULT_SCENARIO", "__no_such_scenario__")
     monkeypatch.setenv("DCNSIM_CORE", "fake_core")
     monkeypatch.setenv("PYTHONPATH", _subprocess_env("fake_core")["PYTHONPATH"])
     yield fake_core

@@ -29,6 +29,7 @@ class ConfigError(ValueError):
 
 _DEFAULTS: dict[str, Any] = {
     "name": "default",
+    "seed": 1,
     "topology": {
         "kind": "leaf_spine",
         "leaves": 2,
@@ -38,7 +39,6 @@ _DEFAULTS: dict[str, Any] = {
         "link_delay_us": 1.0,
     },
     "run": {
-        "seed": 1,
         "duration_s": 0.01,
         "warmup_s": 0.001,
         "cooldown_s": 0.001,
@@ -131,7 +131,7 @@ def builtin_cdfs() -> list[str]:
 
 def run(scenario_json: str, progress: Any = None, progress_interval_s: float = 0.2) -> dict:
     sc = _validate(json.loads(scenario_json))
-    seed = sc["run"]["seed"]
+    seed = sc["seed"]
     digest = hashlib.sha256(json.dumps(sc, sort_keys=True).encode()).digest()
     rng = np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
     topo = sc["topology"]

@@ -144,10 +144,11 @@ def test_cdfs(fake, capsys) -> None:
 
 
 def test_subprocess_run_and_bench(tmp_path: Path, fake_env) -> None:
-    p = run_cli(["run", "-o", "out", "--quiet"], fake_env, tmp_path)
+    (tmp_path / "fake.toml").write_text('name = "fake"\n')
+    p = run_cli(["run", "fake.toml", "-o", "out", "--quiet"], fake_env, tmp_path)
     assert p.returncode == 0, p.stderr
     assert dcnsim.results.is_complete(tmp_path / "out")
-    p = run_cli(["run", "--set", "classes[0].workload.load=7"], fake_env, tmp_path)
+    p = run_cli(["run", "fake.toml", "--set", "classes[0].workload.load=7"], fake_env, tmp_path)
     assert p.returncode == 2 and "classes[0].workload.load" in p.stderr
     p = run_cli(["bench", "--json", "tiny"], fake_env, tmp_path)
     assert p.returncode == 0, p.stderr

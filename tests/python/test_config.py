@@ -113,7 +113,7 @@ def test_dict_and_toml_forms_are_equivalent(tmp_path: Path, fake) -> None:
     d = {
         "name": "eq",
         "topology": {"leaves": 3},
-        "run": {"seed": 4},
+        "seed": 4,
         "classes": [{"name": "web", "workload": {"load": 0.4}}],
     }
     p = tmp_path / "s.toml"

@@ -27,7 +27,7 @@ def test_results_tables_have_stable_columns_and_dtypes(fake) -> None:
     assert (
         r.meta["config_hash"] == dcnsim.config.prepare({"outputs": {"samples": True}}, seed=1).hash
     )
-    assert r.scenario["run"]["seed"] == 1
+    assert r.scenario["seed"] == 1
     assert r.flows["fct_s"].isna().any()  # unfinished flows are kept, with NaN
 
 
