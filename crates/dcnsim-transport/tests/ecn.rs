@@ -159,7 +159,7 @@ fn dctcp_alpha_converges_to_marked_fraction() {
                 return Verdict::Pass;
             }
             n += 1;
-            if n % 4 == 0 {
+            if n.is_multiple_of(4) {
                 Verdict::Mark
             } else {
                 Verdict::Pass

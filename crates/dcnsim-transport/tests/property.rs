@@ -53,7 +53,7 @@ fn random_cfg(rng: &mut Rng) -> TcpConfig {
 /// invariants after every call; after `t_stop` the path is clean and the flow must finish.
 #[test]
 fn random_paths_keep_invariants_and_complete() {
-    let mut master = Rng::new(0x5EED_7C9);
+    let mut master = Rng::new(0x05EE_D7C9);
     let cases = 2500;
     let (mut drops, mut rtos, mut frs, mut cuts, mut pkts) = (0, 0, 0, 0, 0);
     for case in 0..cases {
@@ -156,7 +156,7 @@ fn check_sender(s: &TcpSender, cfg: &TcpConfig, flow: u64, out: &[Segment], nxt_
 /// arbitrary times: the sender never panics and its invariants hold.
 #[test]
 fn sender_survives_garbage_acks() {
-    let mut master = Rng::new(0xBAD_AC5);
+    let mut master = Rng::new(0x0BAD_0AC5);
     for _ in 0..2000 {
         let mut rng = Rng::new(master.next_u64());
         let cfg = random_cfg(&mut rng);
@@ -209,7 +209,7 @@ fn sender_survives_garbage_acks() {
 /// monotone `rcv_nxt`, at most two ACKs per call, sane SACK blocks, bounded buffering.
 #[test]
 fn receiver_survives_garbage_segments() {
-    let mut master = Rng::new(0x5E9_5E9);
+    let mut master = Rng::new(0x05E9_05E9);
     for _ in 0..2000 {
         let mut rng = Rng::new(master.next_u64());
         let cfg = random_cfg(&mut rng);
