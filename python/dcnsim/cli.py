@@ -141,6 +141,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     df = run_sweep(
         args.scenario,
         params,
+        set=args.set,
         seeds=seeds,
         jobs=args.jobs,
         out_dir=args.output,
@@ -210,6 +211,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "sim time",
         "wall",
         "peak RSS",
+        "sim RSS",
     ]
     rows = [
         [
@@ -221,11 +223,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{r['sim_time_s'] * 1e3:.3g} ms",
             f"{r['wall_s']:.2f} s",
             f"{r['peak_rss_mb']:.0f} MB",
+            f"+{r['rss_growth_mb']:.0f} MB",
         ]
         for r in results
     ]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    # "sim RSS": peak growth during the benchmark, above the interpreter and libraries
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
     return EXIT_OK
@@ -324,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=V1,V2,...",
         help="a swept key and its values; repeat for a cartesian product",
     )
+    scenario_opts(s)
     s.add_argument("--seeds", type=int, default=1, help="seeds 1..N per point (default 1)")
     s.add_argument("--seed-list", metavar="S1,S2,...", help="explicit seeds instead of --seeds")
     s.add_argument(

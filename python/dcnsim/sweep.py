@@ -22,7 +22,7 @@ import itertools
 import multiprocessing
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,10 +79,12 @@ def plan(
     scenario: config.Scenario | None,
     params: Mapping[str, Sequence[Any]],
     seeds: int | Sequence[int] = 1,
+    overrides: Iterable[str] | Mapping[str, Any] | None = None,
 ) -> list[SweepRun]:
     """Expand parameters × seeds into the run list (validated; deterministic order: parameters
     vary in the order given, the last one fastest, seeds innermost). ``seeds=N`` means seeds
-    1…N. Points that normalize to the same scenario are run once."""
+    1…N. ``overrides`` (as ``set=`` of :func:`dcnsim.run`) apply to every point before the
+    swept parameters. Points that normalize to the same scenario are run once."""
     if isinstance(seeds, int):
         seed_list = list(range(1, seeds + 1))
     else:
@@ -95,6 +97,8 @@ def plan(
         if not list(params[k]):
             raise config.ConfigError("parameter has no values", k)
     base = config.load_scenario(scenario)
+    if overrides:
+        base = config.prepare(base, overrides=overrides).raw
     runs: list[SweepRun] = []
     seen: set[str] = set()
     for values in itertools.product(*(list(params[k]) for k in keys)):
@@ -166,6 +170,11 @@ def execute(
                         failures.append((r, exc))
                     bar.advance(1, f"{len(failures)} failed" if failures else "")
         except BaseException:
+            # Ctrl-C (or any error here): stop now. Calls already handed to the workers would
+            # otherwise still run to completion, so end the workers; a run they leave half
+            # saved is only a temporary directory, removed by the next sweep.
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
@@ -254,6 +263,7 @@ def sweep(
     jobs: int | None = None,
     out_dir: str | os.PathLike[str] = "sweep",
     *,
+    set: Iterable[str] | Mapping[str, Any] | None = None,
     shard: tuple[int, int] | None = None,
     collect_only: bool = False,
     progress: bool = True,
@@ -262,11 +272,11 @@ def sweep(
 
     ``params`` maps key paths (as for ``--set``) to lists of values; ``seeds`` is a count
     (seeds 1…N) or a list; ``jobs`` worker processes (default: all cores). Returns the summary
-    table (also written to ``out_dir/sweep.parquet``). Raises :class:`SweepError` after saving
-    everything else if some runs failed, and ConfigError before running anything if any point
-    is invalid.
+    table (also written to ``out_dir/sweep.parquet``). Raises :class:`SweepError` after
+    saving everything else if some runs failed, and ConfigError before running anything if any
+    point is invalid. ``set`` overrides apply to every point.
     """
-    runs = plan(scenario, params, seeds)
+    runs = plan(scenario, params, seeds, overrides=set)
     failures: list[tuple[SweepRun, BaseException]] = []
     if not collect_only:
         _, failures = execute(shard_of(runs, shard), out_dir, jobs=jobs, progress=progress)

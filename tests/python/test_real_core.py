@@ -168,3 +168,16 @@ def test_progress_callback_and_interrupt(real_core) -> None:
 
     with pytest.raises(KeyboardInterrupt):
         real_core.run(json.dumps(n), stop, 0.0)
+
+
+def test_real_sweep_in_parallel_and_resume(tmp_path: Path) -> None:
+    import importlib
+
+    sw = importlib.import_module("dcnsim.sweep")
+    params = {"classes[0].workload.load": [0.2, 0.4]}
+    df = sw.sweep(None, params, seeds=2, jobs=2, out_dir=tmp_path, progress=False)
+    assert len(df) == 4 and df["done"].all()
+    assert df["fct_p99_s"].notna().all()
+    runs = sw.plan(None, params, seeds=2)
+    ran, failures = sw.execute(runs, tmp_path, jobs=2, progress=False)
+    assert (ran, failures) == (0, [])

@@ -140,3 +140,11 @@ def test_failed_runs_are_reported_and_others_kept(
         sw.sweep({}, PARAMS, seeds=1, jobs=1, out_dir=tmp_path, progress=False)
     df = pd.read_parquet(tmp_path / "sweep.parquet")
     assert int(df["done"].sum()) == 3
+
+
+def test_base_overrides_apply_to_every_point(tmp_path: Path, fake) -> None:
+    runs = sw.plan({}, {"topology.leaves": [2, 3]}, seeds=1, overrides=["topology.spines=4"])
+    assert all(r.prepared.normalized["topology"]["spines"] == 4 for r in runs)
+    assert [r.prepared.normalized["topology"]["leaves"] for r in runs] == [2, 3]
+    with pytest.raises(ConfigError):
+        sw.plan({}, {"topology.leaves": [2]}, seeds=1, overrides=["topology.nope=1"])
