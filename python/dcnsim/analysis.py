@@ -385,8 +385,7 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
             marks = int(qq["ecn_marks"].sum()) if "ecn_marks" in qq else 0
             peak = int(qq["max_bytes"].max()) if "max_bytes" in qq else 0
             lines.append(
-                f"{scope} queues: {drops:,} drops, {marks:,} ECN marks, "
-                f"max occupancy {peak:,} B"
+                f"{scope} queues: {drops:,} drops, {marks:,} ECN marks, max occupancy {peak:,} B"
             )
         parts.append("\n".join(lines))
     for w in m.get("warnings") or []:

@@ -181,3 +181,45 @@ def test_real_sweep_in_parallel_and_resume(tmp_path: Path) -> None:
     runs = sw.plan(None, params, seeds=2)
     ran, failures = sw.execute(runs, tmp_path, jobs=2, progress=False)
     assert (ran, failures) == (0, [])
+
+
+BAD_INPUTS = [
+    # (override, key path expected in the message)
+    ("topology.no_such_key=3", "topology"),
+    ("topology.host_link.rate=-10Gbps", "topology.host_link.rate"),
+    ('classes[0].workload.sizes={cdf_file="{dir}/not_one.cdf"}', "classes[0].workload.sizes"),
+    ('classes[0].workload.sizes={cdf_file="{dir}/not_monotone.cdf"}', "classes[0].workload.sizes"),
+    ('classes[0].workload.sizes={cdf_file="{dir}/missing.cdf"}', "classes[0].workload.sizes"),
+    ("classes[0].priority=7", "classes[0].priority"),
+    ("classes[0].workload.load=-0.5", "classes[0].workload.load"),
+    ("classes[9].workload.load=0.5", "classes[9]"),
+]
+
+
+@pytest.mark.parametrize(("override", "key"), BAD_INPUTS)
+def test_bad_input_is_config_error_and_cli_exit_2(
+    override: str, key: str, tmp_path: Path, capsys
+) -> None:
+    from dcnsim import cli
+
+    (tmp_path / "not_one.cdf").write_text("0 0\n1000 0.5\n2000 0.9\n")
+    (tmp_path / "not_monotone.cdf").write_text("0 0\n1000 0.5\n2000 0.4\n3000 1\n")
+    override = override.replace("{dir}", str(tmp_path))
+    with pytest.raises(dcnsim.ConfigError) as e:
+        dcnsim.run(None, set=[override], progress=False)
+    assert e.value.path.startswith(key)
+    out = tmp_path / "out"
+    assert cli.main(["run", "--set", override, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {e.value.path}: ")
+    assert "Traceback" not in err and "panicked" not in err
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_missing_scenario_file_exit_2(tmp_path: Path, capsys) -> None:
+    from dcnsim import cli
+
+    assert cli.main(["run", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith("error: scenario: scenario file not found")
+    assert not (tmp_path / "o").exists()
