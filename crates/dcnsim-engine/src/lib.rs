@@ -11,6 +11,6 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use queue::EventQueue;
+pub use queue::{EventQueue, Packable};
 pub use rng::Rng;
 pub use time::{secs, to_secs, Rate, Time, TxClock, MS, NS, PS, SEC, US};

@@ -115,8 +115,10 @@ pub struct Port {
     pub unres_bytes: u64,
     pub driver: PktList,
     pub drr: DrrState,
-    /// Packet being serialized (NIL when idle).
-    pub tx: PktId,
+    /// The transmitter is busy until this time (the end of the current serialization).
+    pub busy_until: Time,
+    /// A `TxDone` wake-up is scheduled at `busy_until` (only when packets are waiting).
+    pub wake_pending: bool,
     /// Packets propagating on the link, in arrival order.
     pub wire: PktList,
     /// Bit q set = queue q paused (PFC); a paused queue is skipped by the scheduler.
@@ -149,7 +151,8 @@ impl Port {
             unres_bytes: 0,
             driver: PktList::default(),
             drr: DrrState::default(),
-            tx: NIL,
+            busy_until: 0,
+            wake_pending: false,
             wire: PktList::default(),
             paused: 0,
             stats: [QueueStats::default(); MAX_QUEUES],
@@ -159,8 +162,8 @@ impl Port {
     }
 
     #[inline]
-    pub fn is_busy(&self) -> bool {
-        self.tx != NIL
+    pub fn is_busy(&self, now: Time) -> bool {
+        now < self.busy_until
     }
 
     /// Occupancy view for queue `qi`.

@@ -13,11 +13,11 @@ pub mod source;
 
 use crate::net::buffer::DropReason;
 use crate::net::{HostConfig, Port, Profile, SharedPool, SwitchConfig};
-use crate::packet::{flags, Arena, Packet, PktId, PktKind, NIL};
+use crate::packet::{flags, Arena, Packet, PktId, PktKind};
 use crate::scheme::{AnyScheme, EnqCtx, Scheme, TxCtx, Verdict};
 use crate::topo::routes::Routes;
 use crate::topo::{Graph, NodeKind};
-use dcnsim_engine::{EventQueue, Rng, Time, TxClock};
+use dcnsim_engine::{EventQueue, Packable, Rng, Time, TxClock};
 use flow::Flows;
 use source::Sources;
 
@@ -40,6 +40,39 @@ pub enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
+
+/// Largest index an event can carry (27 bits: 3 bits go to the kind).
+pub const MAX_EVENT_INDEX: u32 = (1 << 27) - 1;
+
+impl Packable for Event {
+    #[inline]
+    fn pack(self) -> u32 {
+        let (tag, i) = match self {
+            Event::TxDone(i) => (0, i),
+            Event::Arrive(i) => (1, i),
+            Event::FlowStart(i) => (2, i),
+            Event::Rto(i) => (3, i),
+            Event::DelAck(i) => (4, i),
+            Event::Source(i) => (5, i),
+            Event::Sample => (6, 0),
+        };
+        debug_assert!(i <= MAX_EVENT_INDEX);
+        (tag << 27) | i
+    }
+    #[inline]
+    fn unpack(b: u32) -> Self {
+        let i = b & MAX_EVENT_INDEX;
+        match b >> 27 {
+            0 => Event::TxDone(i),
+            1 => Event::Arrive(i),
+            2 => Event::FlowStart(i),
+            3 => Event::Rto(i),
+            4 => Event::DelAck(i),
+            5 => Event::Source(i),
+            _ => Event::Sample,
+        }
+    }
+}
 
 pub struct Node {
     pub kind: NodeKind,
@@ -356,9 +389,7 @@ impl Sim {
         if self.paranoid {
             self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
         }
-        if !self.ports[pi].is_busy() {
-            self.start_tx(port);
-        }
+        self.start_tx(port);
         true
     }
 
@@ -373,47 +404,54 @@ impl Sim {
         self.arena.free(id);
     }
 
-    /// Starts serializing the next packet if the port is idle and has one.
+    /// Starts serializing the next packet if the port is idle and has one; if it is busy,
+    /// makes sure a wake-up is scheduled for when it frees up.
+    ///
+    /// A packet goes onto the wire when its serialization *starts*, with its arrival time
+    /// (start + serialization + propagation) already known; the wire is a FIFO because
+    /// arrival times are monotone. So a port needs a `TxDone` event only when something is
+    /// waiting behind the current packet: a lightly loaded port costs one event per hop.
     #[inline]
     fn start_tx(&mut self, port: u32) {
         let pi = port as usize;
-        let p = &mut self.ports[pi];
-        debug_assert!(p.tx == NIL);
-        let node = p.node as usize;
-        let prof = &self.profiles[p.profile as usize];
-        if let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) {
-            let wire = self.arena.get(id).wire as u64;
-            let dt = p.clock.tx_time(wire);
-            p.tx = id;
-            p.busy_time += dt;
-            let now = self.ev.now();
-            self.ev.push(now + dt, Event::TxDone(port));
-            if !self.scheme.is_none() {
-                self.scheme
-                    .on_dequeue(self.arena.get(id), node as u32, port, now);
-            }
-        }
-    }
-
-    fn on_tx_done(&mut self, port: u32) {
-        let pi = port as usize;
         let now = self.ev.now();
         let p = &mut self.ports[pi];
-        let id = p.tx;
-        p.tx = NIL;
+        if p.wake_pending {
+            return;
+        }
+        if now < p.busy_until {
+            p.wake_pending = true;
+            self.ev.push(p.busy_until, Event::TxDone(port));
+            return;
+        }
+        let node = p.node as usize;
+        let prof = &self.profiles[p.profile as usize];
+        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else { return };
+        let pk = self.arena.get_mut(id);
+        let dt = p.clock.tx_time(pk.wire as u64);
+        let arrive = now + dt + p.delay;
+        pk.arrive = arrive;
+        pk.hops = pk.hops.saturating_add(1);
+        p.busy_until = now + dt;
+        p.busy_time += dt;
         p.pkts_sent += 1;
         self.counters.packet_hops += 1;
-        let arrive = now + p.delay;
-        {
-            let pk = self.arena.get_mut(id);
-            pk.arrive = arrive;
-            pk.hops = pk.hops.saturating_add(1);
-        }
         let was_empty = p.wire.is_empty();
         p.wire.push_back(&mut self.arena, id);
         if was_empty {
             self.ev.push(arrive, Event::Arrive(port));
         }
+        if p.backlog() > 0 {
+            p.wake_pending = true;
+            self.ev.push(now + dt, Event::TxDone(port));
+        }
+        if !self.scheme.is_none() {
+            self.scheme.on_dequeue(self.arena.get(id), node as u32, port, now);
+        }
+    }
+
+    fn on_tx_done(&mut self, port: u32) {
+        self.ports[port as usize].wake_pending = false;
         self.start_tx(port);
     }
 
