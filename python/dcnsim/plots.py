@@ -28,6 +28,8 @@ def _plt() -> Any:
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
+    matplotlib.rcParams["svg.hashsalt"] = "dcnsim"  # stable ids: reproducible SVG files
+
     return plt
 
 
@@ -135,18 +137,17 @@ def queue_timeseries(res: Results, *, max_series: int = 8) -> Figure:
         return fig
     keys = ["node", "port", "queue"]
     peaks = s.groupby(keys)["bytes"].max().sort_values(ascending=False)
-    names: dict[int, str] = {}
-    if not res.queues.empty:
-        names = dict(zip(res.queues["node"], res.queues["node_name"], strict=False))
+    # port -> "leaf2→spine0" from the queue table when it names the ends
+    links: dict[int, str] = {}
+    q = res.queues
+    if not q.empty and {"port", "node_name", "peer_name"} <= set(q.columns):
+        for port, a, b in zip(q["port"], q["node_name"], q["peer_name"], strict=True):
+            links.setdefault(int(port), f"{a}→{b}")
     for key in list(peaks.index)[:max_series]:
         node, port, queue = key
         g = s[(s["node"] == node) & (s["port"] == port) & (s["queue"] == queue)]
-        ax.step(
-            g["t_s"],
-            g["bytes"],
-            where="post",
-            label=f"{names.get(node, node)} port {port} q{queue}",
-        )
+        where = links.get(int(port), f"node {node} port {port}")
+        ax.step(g["t_s"], g["bytes"], where="post", label=f"{where} q{queue}")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (bytes)")
     ax.grid(True, alpha=0.3)

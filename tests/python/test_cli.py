@@ -165,3 +165,14 @@ def test_native_error_mapping_keeps_other_errors(fake, monkeypatch) -> None:
     monkeypatch.setattr(fake, "validate", broken)
     with pytest.raises(TypeError):
         _native.validate({})
+
+
+def test_plots_are_reproducible(tmp_path: Path, fake) -> None:
+    from dcnsim import plots
+
+    r = dcnsim.run({"outputs": {"samples": True}}, progress=False)
+    for fmt in ("svg", "png"):
+        a = plots.plot_all(r, tmp_path / "a", fmt)
+        b = plots.plot_all(r, tmp_path / "b", fmt)
+        for pa, pb in zip(a, b, strict=True):
+            assert pa.read_bytes() == pb.read_bytes(), pa.name
