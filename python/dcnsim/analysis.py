@@ -168,14 +168,15 @@ def jain_index(values: Iterable[float]) -> float:
 
 
 def deadline_miss_ratio(results: Any, *, in_window_only: bool = True) -> dict[str, float]:
-    """Among flows with a deadline (``deadline_s`` finite, relative to the flow's start), the
-    share that missed it: finished after the deadline or not at all. Returns
-    ``{"flows": n, "missed": m, "ratio": m/n}`` (ratio NaN if no flow has a deadline)."""
+    """Among flows with a deadline (``deadline_s`` finite: an absolute simulation time, as the
+    core reports it), the share that missed it: finished after the deadline (``finish_s >
+    deadline_s``) or not at all. Returns ``{"flows": n, "missed": m, "ratio": m/n}`` (ratio NaN
+    if no flow has a deadline)."""
     flows = _select(_flows(results), in_window_only)
     d = flows["deadline_s"].astype("float64")
     has = d.notna() & np.isfinite(d)
     sub = flows[has]
-    met = sub["completed"].astype(bool) & (sub["fct_s"] <= sub["deadline_s"])
+    met = sub["completed"].astype(bool) & (sub["finish_s"] <= sub["deadline_s"])
     n = len(sub)
     missed = int((~met).sum())
     return {"flows": n, "missed": missed, "ratio": missed / n if n else math.nan}
