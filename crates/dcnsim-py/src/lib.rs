@@ -144,6 +144,20 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     cols_u64(py, &samples, "bytes", &s.bytes)?;
     res.set_item("samples", samples)?;
 
+    let t = &out.traces;
+    let traces = PyDict::new(py);
+    traces.set_item("t_s", &t.t_s)?;
+    cols_u64(py, &traces, "flow_id", &t.flow_id)?;
+    cols_u64(py, &traces, "cwnd", &t.cwnd)?;
+    cols_u64(py, &traces, "ssthresh", &t.ssthresh)?;
+    traces.set_item("srtt_s", &t.srtt_s)?;
+    traces.set_item("rto_s", &t.rto_s)?;
+    cols_u64(py, &traces, "bytes_acked", &t.bytes_acked)?;
+    cols_u64(py, &traces, "inflight", &t.inflight)?;
+    traces.set_item("rate_bps", &t.rate_bps)?;
+    traces.set_item("alpha", &t.alpha)?;
+    res.set_item("traces", traces)?;
+
     let m = &out.meta;
     let meta = PyDict::new(py);
     meta.set_item("scenario_name", &m.name)?;

@@ -3,7 +3,7 @@
 
 use crate::scenario::build::{Built, FileReader};
 use crate::scenario::{ConfigError, Scenario};
-use crate::sim::results::{FlowTable, QueueTable, SampleTable};
+use crate::sim::results::{FlowTable, QueueTable, SampleTable, TraceTable};
 use dcnsim_engine::{to_secs, Time};
 use std::time::Instant;
 
@@ -42,6 +42,7 @@ pub struct RunOutput {
     pub flows: FlowTable,
     pub queues: QueueTable,
     pub samples: SampleTable,
+    pub traces: TraceTable,
     pub meta: RunMeta,
 }
 
@@ -127,6 +128,7 @@ pub fn run_built(
         flows,
         queues: sim.queue_table(),
         samples: sim.sample_table(),
+        traces: sim.trace_table(),
         meta,
     }
 }

@@ -272,6 +272,23 @@ impl Scenario {
                 .collect();
             sim.ev.push(0, Event::Sample);
         }
+        if !self.output.trace_flows.is_empty() {
+            let n = sim.flows.len() as u32;
+            if let Some(bad) = self.output.trace_flows.iter().find(|&&f| f >= n) {
+                return Err(ConfigError::new(
+                    "output.trace_flows",
+                    format!("flow {bad} does not exist: expected flow ids below {n}"),
+                ));
+            }
+            sim.trace_flows = self.output.trace_flows.clone();
+            sim.trace_every = self
+                .output
+                .trace_interval
+                .map(|d| d.0)
+                .unwrap_or(10 * dcnsim_engine::US)
+                .max(1);
+            sim.ev.push(0, Event::Trace);
+        }
         sim.stop_min = self.run.duration.0;
         sim.drain = self.run.drain;
         let mut warnings = Vec::new();

@@ -9,6 +9,7 @@ use super::ConfigError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum CcName {
+    #[serde(rename = "newreno")]
     NewReno,
     #[default]
     Cubic,
@@ -43,7 +44,9 @@ pub struct TransportConfig {
     pub rto_mode: RtoModeName,
     pub rto_min: Dur,
     pub rto_max: Dur,
-    pub rto_init: Dur,
+    /// RTO before the first RTT sample. RFC 6298 §2.1 says 1 s, a value for the Internet;
+    /// datacenter studies start near RTO_min, so the default (none) is `rto_min`.
+    pub rto_init: Option<Dur>,
     /// Used when rto_mode = "static".
     pub rto_static: Dur,
     pub clock_granularity: Dur,
@@ -73,7 +76,7 @@ impl Default for TransportConfig {
             rto_mode: RtoModeName::Rfc6298,
             rto_min: Dur(t.rto_min),
             rto_max: Dur(t.rto_max),
-            rto_init: Dur(t.rto_init),
+            rto_init: None,
             rto_static: Dur(t.rto_min),
             clock_granularity: Dur(t.clock_granularity),
             delayed_ack: t.delayed_ack,
@@ -134,7 +137,7 @@ impl TransportConfig {
             },
             rto_min: self.rto_min.0,
             rto_max: self.rto_max.0,
-            rto_init: self.rto_init.0,
+            rto_init: self.rto_init.unwrap_or(self.rto_min).0,
             clock_granularity: self.clock_granularity.0,
             delayed_ack: self.delayed_ack,
             delack_count: self.delack_count,

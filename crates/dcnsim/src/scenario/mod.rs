@@ -199,6 +199,10 @@ pub struct OutputConfig {
     /// Sample every queue's occupancy at this interval (none = no samples).
     pub queue_sample_interval: Option<Dur>,
     pub sample_ports: SamplePorts,
+    /// Flow ids (in start order, as in the flows table) whose sender state is sampled.
+    pub trace_flows: Vec<u32>,
+    /// Sampling interval of traced flows (default 10 µs).
+    pub trace_interval: Option<Dur>,
 }
 
 /// Parses a scenario from JSON, reporting the key path of the first error.

@@ -64,6 +64,21 @@ pub struct FlowRecord {
     pub drops: u64,
 }
 
+/// One sample of a traced flow's sender state.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRow {
+    pub t: Time,
+    pub flow: u32,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub srtt: Option<Time>,
+    pub rto: Time,
+    /// Bytes cumulatively acknowledged.
+    pub snd_una: u64,
+    pub inflight: u64,
+    pub alpha: Option<f64>,
+}
+
 /// In-flight copies per segment index, as a window sliding with the lowest segment still
 /// of interest (so memory follows the window, not the flow size).
 #[derive(Default)]
@@ -416,6 +431,37 @@ impl Sim {
                 st.delack_at = d;
                 self.ev.push(d, Event::DelAck(f));
             }
+        }
+    }
+
+    pub(super) fn on_trace(&mut self) {
+        let now = self.now();
+        let mut any = false;
+        for &f in &self.trace_flows {
+            let Some(st) = self.flows.state.get(f as usize).and_then(|s| s.as_ref()) else {
+                continue;
+            };
+            any = true;
+            let tx = &st.tx;
+            self.traces.push(TraceRow {
+                t: now,
+                flow: f,
+                cwnd: tx.cwnd(),
+                ssthresh: tx.ssthresh(),
+                srtt: tx.srtt(),
+                rto: tx.rto(),
+                snd_una: tx.snd_una(),
+                inflight: tx.bytes_in_flight(),
+                alpha: tx.dctcp_alpha(),
+            });
+        }
+        let pending = self
+            .trace_flows
+            .iter()
+            .any(|&f| self.flows.rec[f as usize].sender_done.is_none());
+        let _ = any;
+        if self.trace_every > 0 && pending {
+            self.ev.push(now + self.trace_every, Event::Trace);
         }
     }
 

@@ -37,6 +37,8 @@ pub enum Event {
     Source(u32),
     /// Periodic queue sampling.
     Sample,
+    /// Periodic sampling of traced flows' sender state.
+    Trace,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
@@ -55,6 +57,7 @@ impl Packable for Event {
             Event::DelAck(i) => (4, i),
             Event::Source(i) => (5, i),
             Event::Sample => (6, 0),
+            Event::Trace => (7, 0),
         };
         debug_assert!(i <= MAX_EVENT_INDEX);
         (tag << 27) | i
@@ -69,7 +72,8 @@ impl Packable for Event {
             3 => Event::Rto(i),
             4 => Event::DelAck(i),
             5 => Event::Source(i),
-            _ => Event::Sample,
+            6 => Event::Sample,
+            _ => Event::Trace,
         }
     }
 }
@@ -130,6 +134,9 @@ pub struct Sim {
     pub sample_every: Time,
     pub sample_ports: Vec<u32>,
     pub samples: Vec<Sample>,
+    pub trace_every: Time,
+    pub trace_flows: Vec<u32>,
+    pub traces: Vec<flow::TraceRow>,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
     /// `run` stops once time ≥ `stop_min` and every measured flow has finished
@@ -214,6 +221,9 @@ impl Sim {
             sample_every: 0,
             sample_ports: Vec::new(),
             samples: Vec::new(),
+            trace_every: 0,
+            trace_flows: Vec::new(),
+            traces: Vec::new(),
             paranoid: false,
             stop_min: Time::MAX,
             drain: false,
@@ -294,6 +304,7 @@ impl Sim {
             Event::DelAck(f) => self.on_delack_event(f),
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
+            Event::Trace => self.on_trace(),
         }
     }
 
@@ -426,7 +437,9 @@ impl Sim {
         }
         let node = p.node as usize;
         let prof = &self.profiles[p.profile as usize];
-        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else { return };
+        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else {
+            return;
+        };
         let pk = self.arena.get_mut(id);
         let dt = p.clock.tx_time(pk.wire as u64);
         let arrive = now + dt + p.delay;
@@ -446,7 +459,8 @@ impl Sim {
             self.ev.push(now + dt, Event::TxDone(port));
         }
         if !self.scheme.is_none() {
-            self.scheme.on_dequeue(self.arena.get(id), node as u32, port, now);
+            self.scheme
+                .on_dequeue(self.arena.get(id), node as u32, port, now);
         }
     }
 

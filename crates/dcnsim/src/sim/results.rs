@@ -67,6 +67,22 @@ pub struct SampleTable {
     pub bytes: Vec<u64>,
 }
 
+#[derive(Default, Debug, Clone)]
+pub struct TraceTable {
+    pub t_s: Vec<f64>,
+    pub flow_id: Vec<u64>,
+    pub cwnd: Vec<u64>,
+    pub ssthresh: Vec<u64>,
+    pub srtt_s: Vec<f64>,
+    pub rto_s: Vec<f64>,
+    pub bytes_acked: Vec<u64>,
+    pub inflight: Vec<u64>,
+    /// cwnd / srtt in bits per second (NaN before the first RTT sample).
+    pub rate_bps: Vec<f64>,
+    /// DCTCP α (NaN for other congestion controls).
+    pub alpha: Vec<f64>,
+}
+
 fn opt_s(t: Option<u64>) -> f64 {
     t.map(to_secs).unwrap_or(f64::NAN)
 }
@@ -136,6 +152,27 @@ impl Sim {
                 t.busy_s.push(to_secs(p.busy_time));
                 t.is_host.push(node.kind == NodeKind::Host);
             }
+        }
+        t
+    }
+
+    pub fn trace_table(&self) -> TraceTable {
+        let mut t = TraceTable::default();
+        for r in &self.traces {
+            t.t_s.push(to_secs(r.t));
+            t.flow_id.push(r.flow as u64);
+            t.cwnd.push(r.cwnd);
+            t.ssthresh.push(r.ssthresh);
+            t.srtt_s.push(opt_s(r.srtt));
+            t.rto_s.push(to_secs(r.rto));
+            t.bytes_acked.push(r.snd_una);
+            t.inflight.push(r.inflight);
+            t.rate_bps.push(
+                r.srtt
+                    .map(|s| r.cwnd as f64 * 8.0 / to_secs(s.max(1)))
+                    .unwrap_or(f64::NAN),
+            );
+            t.alpha.push(r.alpha.unwrap_or(f64::NAN));
         }
         t
     }
