@@ -37,6 +37,8 @@ pub mod flags {
     pub const RETX: u8 = 1 << 3;
     /// Marked important by a scheme (e.g. TLT).
     pub const IMPORTANT: u8 = 1 << 4;
+    /// The retransmission was triggered by a retransmission timeout (with `RETX`).
+    pub const RTO_RETX: u8 = 1 << 5;
 }
 
 /// Packet colour for colour-aware dropping (TLT §4; three colours on commodity chips).

@@ -248,8 +248,10 @@ impl Sim {
             if s.ect {
                 p.flags |= flags::ECT;
             }
-            if s.retx.is_some() {
-                p.flags |= flags::RETX;
+            match s.retx {
+                Some(RetxCause::Rto) => p.flags |= flags::RETX | flags::RTO_RETX,
+                Some(_) => p.flags |= flags::RETX,
+                None => {}
             }
             let id = self.new_packet(p);
             self.host_send(src, id);
