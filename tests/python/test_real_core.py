@@ -223,3 +223,15 @@ def test_missing_scenario_file_exit_2(tmp_path: Path, capsys) -> None:
     assert cli.main(["run", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.startswith("error: scenario: scenario file not found")
     assert not (tmp_path / "o").exists()
+
+
+def test_real_save_load_roundtrip(tmp_path: Path) -> None:
+    import pandas as pd
+
+    r = dcnsim.run(None, progress=False, set=["output.queue_sample_interval=100us"])
+    assert len(r.samples) > 0
+    back = dcnsim.load(r.save(tmp_path / "r"))
+    for name in ("flows", "queues", "samples"):
+        pd.testing.assert_frame_equal(getattr(r, name), getattr(back, name))
+    assert back.meta == r.meta and back.scenario == r.scenario
+    assert back.meta["config_hash"] == config.config_hash(back.scenario)
