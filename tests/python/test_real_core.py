@@ -235,3 +235,14 @@ def test_real_save_load_roundtrip(tmp_path: Path) -> None:
         pd.testing.assert_frame_equal(getattr(r, name), getattr(back, name))
     assert back.meta == r.meta and back.scenario == r.scenario
     assert back.meta["config_hash"] == config.config_hash(back.scenario)
+
+
+def test_same_seed_same_flows_across_transports_so_normalize_matches() -> None:
+    a = dcnsim.run(None, progress=False, set=["classes[0].transport=cubic"])
+    b = dcnsim.run(None, progress=False)
+    c = analysis.normalize(a, b)
+    assert len(c.per_flow) == int(b.flows["in_window"].sum())
+    assert c.aggregate["count"].sum() + c.aggregate["unfinished_a"].sum() >= len(c.per_flow) - int(
+        c.aggregate["unfinished_b"].sum()
+    )
+    assert (c.aggregate["p99"] > 0).all()
