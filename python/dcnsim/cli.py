@@ -35,8 +35,14 @@ def _err(msg: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from . import api, config
+    from .results import check_replaceable
 
     prep = config.prepare(args.scenario, seed=args.seed, overrides=args.set)
+    if args.output:
+        try:
+            check_replaceable(args.output)  # fail before simulating, not after
+        except FileExistsError as e:
+            raise ConfigError(str(e), "--output") from None
     res = api.run_prepared(prep, progress=not args.quiet)
     if args.output:
         path = res.save(args.output)

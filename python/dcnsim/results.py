@@ -206,6 +206,7 @@ class Results:
         last moment). An error or interrupt leaves either the old directory or none.
         """
         target = Path(directory).absolute()
+        check_replaceable(target)
         target.parent.mkdir(parents=True, exist_ok=True)
         tag = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp = target.parent / f".{target.name}{TMP_MARK}{tag}"
@@ -278,6 +279,19 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def check_replaceable(target: str | os.PathLike[str]) -> None:
+    """Refuse to overwrite anything but a previous result (or an empty directory): ``-o ~``
+    must never wipe a home directory."""
+    t = Path(target)
+    if not t.exists():
+        return
+    if t.is_dir() and (is_complete(t) or not any(t.iterdir())):
+        return
+    raise FileExistsError(
+        f"{t} exists and is not a dcnsim result directory; choose another output path"
+    )
 
 
 def is_complete(directory: str | os.PathLike[str]) -> bool:

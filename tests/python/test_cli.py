@@ -176,3 +176,10 @@ def test_plots_are_reproducible(tmp_path: Path, fake) -> None:
         b = plots.plot_all(r, tmp_path / "b", fmt)
         for pa, pb in zip(a, b, strict=True):
             assert pa.read_bytes() == pb.read_bytes(), pa.name
+
+
+def test_run_refuses_foreign_output_dir_before_running(tmp_path: Path, fake, capsys) -> None:
+    (tmp_path / "keep.txt").write_text("x")
+    assert cli.main(["run", "-o", str(tmp_path)]) == 2
+    assert "not a dcnsim result directory" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == ["keep.txt"]

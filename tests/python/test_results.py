@@ -148,3 +148,15 @@ def test_clean_stale_temp_removes_dead_and_keeps_live(tmp_path: Path) -> None:
     finally:
         live.kill()
         live.wait()
+
+
+def test_save_never_replaces_a_foreign_directory(tmp_path: Path, fake) -> None:
+    victim = tmp_path / "home"
+    victim.mkdir()
+    (victim / "thesis.tex").write_text("precious")
+    with pytest.raises(FileExistsError):
+        _run().save(victim)
+    assert (victim / "thesis.tex").read_text() == "precious"
+    (tmp_path / "empty").mkdir()
+    _run().save(tmp_path / "empty")  # an empty directory is fine
+    assert is_complete(tmp_path / "empty")
