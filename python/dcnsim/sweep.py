@@ -144,9 +144,8 @@ def execute(
         return 0, failures
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     cached = len(runs) - len(todo)
-    bar = Progress(len(todo), "sweep", unit="runs", enabled=progress)
-    if cached:
-        bar.extra = f"({cached} cached)"
+    desc = f"sweep ({cached} cached)" if cached else "sweep"
+    bar = Progress(len(todo), desc, unit="runs", enabled=progress)
     with bar:
         if jobs == 1:
             for r in todo:
