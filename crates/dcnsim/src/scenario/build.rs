@@ -73,6 +73,9 @@ impl Scenario {
         }
         self.switch.port().check().map_err(port_err("switch"))?;
         self.host.port().check().map_err(port_err("host"))?;
+        self.scheme
+            .check(self.switch.queues)
+            .map_err(port_err("scheme"))?;
         if let Some(Some(b)) = self.switch.shared_buffer.map(|b| (b.0 == 0).then_some(b)) {
             let _ = b;
             return Err(ConfigError::new(
@@ -183,6 +186,8 @@ impl Scenario {
             EcmpMode::PerPacket => Ecmp::PerPacket,
         };
         let mut sim = Sim::new(&g, profiles, &of_node, &pools, self.seed, ecmp);
+        // The scenario's `[scheme]` (its hooks run only when it is not `none`).
+        sim.scheme = crate::scheme::AnyScheme::build(&self.scheme);
         let n_hosts = g.n_hosts();
         let host_bps: Vec<u64> = (0..n_hosts)
             .map(|h| sim.ports[sim.host_port(h) as usize].clock.rate().0)

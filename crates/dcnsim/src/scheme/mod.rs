@@ -5,11 +5,12 @@
 //! observe dequeues and receipts. Built-in schemes are variants of [`AnyScheme`] dispatched
 //! by `match`; each method defaults to doing nothing.
 
+pub mod pias;
 pub mod test_scheme;
 
 use crate::packet::Packet;
 use dcnsim_engine::Time;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Verdict at switch enqueue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,18 +55,33 @@ pub trait Scheme {
 }
 
 /// Scheme selection in a scenario (`[scheme]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SchemeConfig {
     #[default]
     None,
     /// Exercises every hook; see [`test_scheme`].
     Test(test_scheme::TestSchemeConfig),
+    /// PIAS MLFQ tagging, optionally with ResQueue; see [`pias`].
+    Pias(pias::PiasConfig),
+}
+
+crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig) });
+
+impl SchemeConfig {
+    /// Checks the scheme against the switch's queue count; errors are (key under `scheme`, message).
+    pub fn check(&self, switch_queues: u8) -> Result<(), (String, String)> {
+        match self {
+            SchemeConfig::Pias(c) => c.check(switch_queues),
+            _ => Ok(()),
+        }
+    }
 }
 
 pub enum AnyScheme {
     None,
     Test(test_scheme::TestScheme),
+    Pias(pias::Pias),
 }
 
 impl AnyScheme {
@@ -73,6 +89,7 @@ impl AnyScheme {
         match cfg {
             SchemeConfig::None => AnyScheme::None,
             SchemeConfig::Test(c) => AnyScheme::Test(test_scheme::TestScheme::new(c.clone())),
+            SchemeConfig::Pias(c) => AnyScheme::Pias(pias::Pias::new(c)),
         }
     }
     #[inline]
@@ -87,6 +104,7 @@ impl Scheme for AnyScheme {
         match self {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_host_tx(pkt, ctx),
+            AnyScheme::Pias(s) => s.on_host_tx(pkt, ctx),
         }
     }
     #[inline]
@@ -94,6 +112,7 @@ impl Scheme for AnyScheme {
         match self {
             AnyScheme::None => Verdict::Accept,
             AnyScheme::Test(s) => s.on_enqueue(pkt, ctx),
+            AnyScheme::Pias(s) => s.on_enqueue(pkt, ctx),
         }
     }
     #[inline]
@@ -101,6 +120,7 @@ impl Scheme for AnyScheme {
         match self {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_dequeue(pkt, node, port, now),
+            AnyScheme::Pias(s) => s.on_dequeue(pkt, node, port, now),
         }
     }
     #[inline]
@@ -108,6 +128,7 @@ impl Scheme for AnyScheme {
         match self {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_receive(pkt, host, now),
+            AnyScheme::Pias(s) => s.on_receive(pkt, host, now),
         }
     }
 }
