@@ -36,6 +36,7 @@
 pub mod arrivals;
 pub mod cdf;
 pub mod csv;
+pub mod das;
 pub mod error;
 pub mod incast;
 pub mod pattern;
@@ -44,6 +45,7 @@ pub mod size;
 pub use arrivals::{poisson, DeadlineDist, LoadBasis, PoissonSpec};
 pub use cdf::{builtin_cdf, builtin_cdf_names, Cdf, Interp, BUILTIN_README};
 pub use csv::parse_flow_csv;
+pub use das::{das, split_tag, DasSpec, DUPLICATE_TAG_BIT};
 pub use error::WorkloadError;
 pub use incast::{incast, IncastSpec};
 pub use pattern::{permutation_long_flows, Pairs};
@@ -172,6 +174,14 @@ pub mod rng_purpose {
     pub const INCAST_ROUNDS: u64 = BASE | 9;
     /// Incast per-sender sizes.
     pub const INCAST_SIZE: u64 = BASE | 10;
+    /// DAS request arrival gaps ([`crate::das`]).
+    pub const DAS_ARRIVAL: u64 = BASE | 11;
+    /// DAS response sizes.
+    pub const DAS_SIZE: u64 = BASE | 12;
+    /// DAS client per request.
+    pub const DAS_CLIENT: u64 = BASE | 13;
+    /// DAS primary and duplicate servers per request.
+    pub const DAS_SERVERS: u64 = BASE | 14;
 }
 
 /// Upper bound on the number of flows (or incast rounds × fan-in) one generator call may
