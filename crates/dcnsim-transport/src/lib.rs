@@ -13,8 +13,8 @@
 //!
 //! Modules:
 //! - [`tcp`]: configuration, wire-level types, sender, receiver, RTO estimator, SACK scoreboard.
-//! - [`cc`]: congestion-control algorithms (NewReno, CUBIC, DCTCP) behind one small trait and
-//!   a closed enum [`cc::AnyCc`].
+//! - [`cc`]: congestion-control algorithms (NewReno, CUBIC, DCTCP, and the delay-based
+//!   scavengers LEDBAT and TCP-LP) behind one small trait and a closed enum [`cc::AnyCc`].
 
 pub mod cc;
 pub mod tcp;

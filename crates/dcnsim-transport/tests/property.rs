@@ -16,7 +16,13 @@ use harness::{Harness, PathCfg, Verdict};
 
 fn random_cfg(rng: &mut Rng) -> TcpConfig {
     let mss = [100u32, 536, 1460][rng.below(3) as usize];
-    let cc = [CcKind::NewReno, CcKind::Cubic, CcKind::Dctcp][rng.below(3) as usize];
+    let cc = [
+        CcKind::NewReno,
+        CcKind::Cubic,
+        CcKind::Dctcp,
+        CcKind::Ledbat,
+        CcKind::TcpLp,
+    ][rng.below(5) as usize];
     let cfg = TcpConfig {
         mss,
         init_cwnd_pkts: 1 + rng.below(10) as u32,
@@ -44,6 +50,12 @@ fn random_cfg(rng: &mut Rng) -> TcpConfig {
         delack_count: 1 + rng.below(3) as u32,
         delack_timeout: (10 + rng.below(1000)) * US,
         timestamps: rng.chance(0.7),
+        ledbat_target: (1 + rng.below(3000)) * US,
+        ledbat_gain: 0.05 + 0.95 * rng.f64(),
+        ledbat_base_window: rng.chance(0.5).then(|| (1 + rng.below(20)) * MS),
+        tcplp_delta: 0.01 + 0.9 * rng.f64(),
+        tcplp_gamma: [1.0 / 8.0, 1.0 / 64.0, 1.0][rng.below(3) as usize],
+        tcplp_itt_rtts: 1.0 + 5.0 * rng.f64(),
     };
     cfg.validate().unwrap();
     cfg
@@ -270,6 +282,109 @@ fn receiver_survives_garbage_segments() {
                 assert!(r.has(r.rcv_nxt() - 1));
             }
             assert!(!r.has(r.rcv_nxt()) || r.rcv_nxt() == flow || r.ooo_bytes() > 0);
+        }
+    }
+}
+
+/// LEDBAT and TCP-LP driven directly with random operation sequences (ACKs with random
+/// one-way delays including 0 = "no sample", losses, ECN echoes, timeouts, closed windows,
+/// time jumps): no panic, cwnd >= 1 MSS, ssthresh >= 2 MSS after any reduction, and LEDBAT
+/// never below MIN_CWND after a window-law update or loss.
+#[test]
+fn delay_based_ccs_random_operations_keep_bounds() {
+    use dcnsim_transport::cc::{AnyCc, CcCtx, CongestionControl, OwdSample, Window};
+    let mut master = Rng::new(0x001E_DBA7);
+    for case in 0..3000 {
+        let mut rng = Rng::new(master.next_u64());
+        let mut cfg = random_cfg(&mut rng);
+        cfg.cc = if case % 2 == 0 {
+            CcKind::Ledbat
+        } else {
+            CcKind::TcpLp
+        };
+        let mss = cfg.mss as u64;
+        let mut cc = AnyCc::new(&cfg);
+        let mut w = Window {
+            cwnd: mss * cfg.init_cwnd_pkts as u64,
+            ssthresh: u64::MAX,
+            mss,
+        };
+        let mut now: Time = 0;
+        let mut srtt = None;
+        let (mut una, mut nxt) = (0u64, 0u64);
+        for _ in 0..400 {
+            now += match rng.below(4) {
+                0 => 0,
+                1 => rng.below(10) * US,
+                2 => rng.below(1000) * US,
+                _ => rng.below(100) * MS,
+            };
+            if rng.chance(0.3) {
+                srtt = Some((1 + rng.below(5000)) * US);
+            }
+            let ctx = CcCtx {
+                now,
+                flight_size: rng.below(w.cwnd * 2 + 1),
+                srtt,
+            };
+            let op = rng.below(20);
+            let mut reduced = false;
+            match op {
+                0 => {
+                    cc.on_loss(&mut w, &ctx);
+                    reduced = true;
+                }
+                1 => {
+                    cc.on_ecn(&mut w, &ctx);
+                    reduced = true;
+                }
+                2 => {
+                    cc.on_rto(&mut w, &ctx, rng.chance(0.7));
+                    reduced = true;
+                }
+                _ => {
+                    let owd = match rng.below(5) {
+                        0 => 0,
+                        1 => rng.below(100) * US,
+                        2 => u64::MAX / 2 + rng.below(1000),
+                        _ => (1 + rng.below(5000)) * US,
+                    };
+                    let acked = rng.below(4) * mss;
+                    let open = rng.chance(0.8);
+                    let before = w;
+                    una += rng.below(3) * mss;
+                    nxt = nxt.max(una) + rng.below(3) * mss;
+                    let smp = OwdSample {
+                        owd,
+                        acked,
+                        snd_una: una,
+                        snd_nxt: nxt,
+                    };
+                    if cc.on_owd(&mut w, &smp, &ctx, open) {
+                        assert!(w.cwnd < before.cwnd || cfg.cc == CcKind::TcpLp);
+                        reduced = true;
+                    } else {
+                        if !open {
+                            assert_eq!(w, before, "closed window changed");
+                        }
+                        if open && acked > 0 {
+                            cc.on_ack(&mut w, acked, &ctx);
+                        }
+                    }
+                    if cfg.cc == CcKind::Ledbat
+                        && open
+                        && acked > 0
+                        && w.cwnd != before.cwnd
+                        && w.cwnd > mss
+                    {
+                        assert!(w.cwnd >= 2 * mss, "LEDBAT below MIN_CWND: {w:?}");
+                    }
+                }
+            }
+            assert!(w.cwnd >= mss, "case {case} op {op}: cwnd {} < mss", w.cwnd);
+            if reduced {
+                assert!(w.ssthresh >= 2 * mss, "case {case} op {op}: {w:?}");
+            }
         }
     }
 }

@@ -11,17 +11,29 @@
 //!   episode (RFC 5681 §3.1: ssthresh is not recomputed then).
 //! - `on_delivered`: every ACK's newly delivered (cum-acked + newly SACKed) bytes and ECE
 //!   flag, for DCTCP's α.
+//! - `on_owd`: every ACK's one-way-delay echo ([`crate::Ack::owd`]), for the delay-based
+//!   scavengers (LEDBAT, TCP-LP). Called on every acceptable ACK, before growth, so the
+//!   delay filters see dupACKs and recovery ACKs too; `open` says whether the CC may change
+//!   the window on this ACK (not in fast recovery, no other reduction on this ACK, not an
+//!   ECE ACK that RFC 3168 forbids growing on). Returns true if it reduced the window (the
+//!   sender then skips `on_ack` growth for this ACK). Unlike `on_ack` it is not gated on
+//!   the sender being cwnd-limited: LEDBAT must be able to shrink at any time and bounds
+//!   its own growth by FlightSize (RFC 6817 §2.4.2 ALLOWED_INCREASE).
 //!
 //! Invariants every CC keeps: `cwnd >= mss` after every call (the sender additionally
 //! clamps), `ssthresh >= 2·mss` after a reduction. Floats are used only inside CC maths.
 
 pub mod cubic;
 pub mod dctcp;
+pub mod ledbat;
 pub mod newreno;
+pub mod tcp_lp;
 
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
+pub use ledbat::Ledbat;
 pub use newreno::NewReno;
+pub use tcp_lp::TcpLp;
 
 use crate::tcp::{CcKind, TcpConfig};
 use dcnsim_engine::Time;
@@ -43,6 +55,19 @@ pub struct CcCtx {
     pub srtt: Option<Time>,
 }
 
+/// What one ACK tells a delay-based CC (see [`CongestionControl::on_owd`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OwdSample {
+    /// One-way delay of the segment that triggered the ACK ([`crate::Ack::owd`]); 0 = none.
+    pub owd: Time,
+    /// Bytes newly cumulatively acknowledged by this ACK.
+    pub acked: u64,
+    /// `snd_una` after this ACK.
+    pub snd_una: u64,
+    /// `snd_nxt` when this ACK arrived.
+    pub snd_nxt: u64,
+}
+
 /// The congestion-control interface.
 pub trait CongestionControl {
     fn on_ack(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx);
@@ -53,6 +78,10 @@ pub trait CongestionControl {
     }
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool);
     fn on_delivered(&mut self, _delivered: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
+    /// One ACK's delay sample; see the module docs for `open` and the return value.
+    fn on_owd(&mut self, _w: &mut Window, _s: &OwdSample, _ctx: &CcCtx, _open: bool) -> bool {
+        false
+    }
     fn alpha(&self) -> Option<f64> {
         None
     }
@@ -100,6 +129,8 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    Ledbat(Ledbat),
+    TcpLp(TcpLp),
 }
 
 impl AnyCc {
@@ -108,6 +139,8 @@ impl AnyCc {
             CcKind::NewReno => AnyCc::NewReno(NewReno::default()),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg)),
+            CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg)),
+            CcKind::TcpLp => AnyCc::TcpLp(TcpLp::new(cfg)),
         }
     }
 
@@ -116,6 +149,8 @@ impl AnyCc {
             AnyCc::NewReno(_) => CcKind::NewReno,
             AnyCc::Cubic(_) => CcKind::Cubic,
             AnyCc::Dctcp(_) => CcKind::Dctcp,
+            AnyCc::Ledbat(_) => CcKind::Ledbat,
+            AnyCc::TcpLp(_) => CcKind::TcpLp,
         }
     }
 
@@ -123,6 +158,22 @@ impl AnyCc {
     pub fn as_cubic(&self) -> Option<&Cubic> {
         match self {
             AnyCc::Cubic(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// LEDBAT state, for traces and tests.
+    pub fn as_ledbat(&self) -> Option<&Ledbat> {
+        match self {
+            AnyCc::Ledbat(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// TCP-LP state, for traces and tests.
+    pub fn as_tcp_lp(&self) -> Option<&TcpLp> {
+        match self {
+            AnyCc::TcpLp(c) => Some(c),
             _ => None,
         }
     }
@@ -134,6 +185,8 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
+            AnyCc::Ledbat($c) => $e,
+            AnyCc::TcpLp($c) => $e,
         }
     };
 }
@@ -158,6 +211,10 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn on_delivered(&mut self, delivered: u64, ece: bool, una: u64, nxt: u64) {
         dispatch!(self, c => c.on_delivered(delivered, ece, una, nxt))
+    }
+    #[inline]
+    fn on_owd(&mut self, w: &mut Window, s: &OwdSample, ctx: &CcCtx, open: bool) -> bool {
+        dispatch!(self, c => c.on_owd(w, s, ctx, open))
     }
     #[inline]
     fn alpha(&self) -> Option<f64> {

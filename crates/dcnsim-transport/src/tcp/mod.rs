@@ -28,6 +28,11 @@ pub enum CcKind {
     Cubic,
     /// RFC 8257 DCTCP (requires `ecn = true`).
     Dctcp,
+    /// RFC 6817 LEDBAT: delay-based scavenger holding queuing delay near `ledbat_target`.
+    Ledbat,
+    /// TCP-LP (Kuzmanovic & Knightly, INFOCOM 2003): delay-based scavenger with early
+    /// congestion indication and an inference timeout.
+    TcpLp,
 }
 
 /// How the retransmission timeout is computed (see [`crate::RtoEstimator`]).
@@ -162,6 +167,26 @@ pub struct TcpConfig {
     /// `snd_una` (and from retransmissions, which Karn's rule otherwise excludes). Default
     /// true. Header bytes are the simulator's business.
     pub timestamps: bool,
+    /// LEDBAT TARGET queuing delay (RFC 6817 §2.4.2; the RFC caps it at 100 ms). Default
+    /// 3.2 ms (LPF §4, Fig. 10: the priority-induced delay of one 4 MB gradient update).
+    pub ledbat_target: Time,
+    /// LEDBAT GAIN (RFC 6817 §2.4.2: "GAIN MUST be set to 1 or less"). Default 1.0.
+    pub ledbat_gain: f64,
+    /// LEDBAT base-delay window. `None` (default): minimum one-way delay over the flow's
+    /// lifetime — datacenter flows live far less than RFC 6817's BASE_HISTORY of 10
+    /// one-minute buckets, so the lifetime minimum is what the RFC's filter would give.
+    /// `Some(w)`: RFC 6817 §2.4.2 `update_base_delay` with BASE_HISTORY = 10 buckets of
+    /// w/10 each (a sliding window of ≈ w), for long flows whose path may change.
+    pub ledbat_base_window: Option<Time>,
+    /// TCP-LP δ: early congestion indication when the smoothed one-way delay exceeds
+    /// d_min + δ·(d_max − d_min). Default 0.15 (TCP-LP paper §III-B; Linux tcp_lp).
+    pub tcplp_delta: f64,
+    /// TCP-LP EWMA gain γ of the smoothed one-way delay. Default 1/8 (TCP-LP paper
+    /// §III-B; Linux tcp_lp's `sowd` is the same 1/8 EWMA).
+    pub tcplp_gamma: f64,
+    /// TCP-LP inference timeout itt as a multiple of the smoothed RTT. Default 3.0 (TCP-LP
+    /// paper §III-C; Linux tcp_lp: 3 × the latest inference delay).
+    pub tcplp_itt_rtts: f64,
 }
 
 impl Default for TcpConfig {
@@ -189,6 +214,12 @@ impl Default for TcpConfig {
             delack_count: 2,
             delack_timeout: MS,
             timestamps: true,
+            ledbat_target: 3200 * US,
+            ledbat_gain: 1.0,
+            ledbat_base_window: None,
+            tcplp_delta: 0.15,
+            tcplp_gamma: 1.0 / 8.0,
+            tcplp_itt_rtts: 3.0,
         }
     }
 }
@@ -243,6 +274,25 @@ impl TcpConfig {
         if self.delayed_ack && self.delack_timeout == 0 {
             return Err("delack_timeout: must be > 0 when delayed_ack is on".into());
         }
+        if self.ledbat_target == 0 {
+            return Err("ledbat_target: must be > 0".into());
+        }
+        if !(self.ledbat_gain.is_finite() && self.ledbat_gain > 0.0 && self.ledbat_gain <= 1.0) {
+            // RFC 6817 §2.4.2: "GAIN MUST be set to 1 or less".
+            return Err("ledbat_gain: must be in (0,1]".into());
+        }
+        if self.ledbat_base_window == Some(0) {
+            return Err("ledbat_base_window: must be > 0 (or unset for the flow lifetime)".into());
+        }
+        if !unit_open(self.tcplp_delta) {
+            return Err("tcplp_delta: must be in (0,1)".into());
+        }
+        if !(self.tcplp_gamma.is_finite() && self.tcplp_gamma > 0.0 && self.tcplp_gamma <= 1.0) {
+            return Err("tcplp_gamma: must be in (0,1]".into());
+        }
+        if !(self.tcplp_itt_rtts.is_finite() && self.tcplp_itt_rtts >= 1.0) {
+            return Err("tcplp_itt_rtts: must be >= 1".into());
+        }
         if self.cc == CcKind::Dctcp && !self.ecn {
             return Err("ecn: must be true when cc = Dctcp".into());
         }
@@ -269,5 +319,11 @@ mod tests {
         assert!(bad(&|c| c.rwnd_bytes = 10).starts_with("rwnd_bytes"));
         assert!(bad(&|c| c.dctcp_g = 0.0).starts_with("dctcp_g"));
         assert!(bad(&|c| c.rto_mode = RtoMode::Static(0)).starts_with("rto_mode"));
+        assert_eq!(bad(&|c| c.ledbat_target = 0), "ledbat_target: must be > 0");
+        assert!(bad(&|c| c.ledbat_gain = 1.5).starts_with("ledbat_gain:"));
+        assert!(bad(&|c| c.ledbat_base_window = Some(0)).starts_with("ledbat_base_window:"));
+        assert!(bad(&|c| c.tcplp_delta = 0.0).starts_with("tcplp_delta:"));
+        assert!(bad(&|c| c.tcplp_gamma = f64::NAN).starts_with("tcplp_gamma:"));
+        assert!(bad(&|c| c.tcplp_itt_rtts = 0.5).starts_with("tcplp_itt_rtts:"));
     }
 }

@@ -24,7 +24,7 @@
 use super::rto::RtoEstimator;
 use super::sack::RangeSet;
 use super::{Ack, CcKind, RetxCause, Segment, TcpConfig};
-use crate::cc::{AnyCc, CcCtx, CongestionControl, Window};
+use crate::cc::{AnyCc, CcCtx, CongestionControl, OwdSample, Window};
 use dcnsim_engine::Time;
 
 /// Counters, always on.
@@ -277,10 +277,24 @@ impl TcpSender {
             reduced = true;
         }
 
-        // ---- window growth ----
         // RFC 3168 §6.1.2: do not increase cwnd on an ECE ACK (classic ECN only; DCTCP
         // keeps growing, RFC 8257 §3.3 only scales the reduction).
         let ece_blocks_growth = ece && !self.dctcp;
+
+        // ---- delay signal: every ACK's one-way delay (LEDBAT, TCP-LP; no-op otherwise) ----
+        let open = !reduced && self.phase != Phase::Fast && !ece_blocks_growth;
+        let ctx = self.ctx(now);
+        let sample = OwdSample {
+            owd: ack.owd,
+            acked,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        };
+        if self.cc.on_owd(&mut self.win, &sample, &ctx, open) {
+            reduced = true;
+        }
+
+        // ---- window growth ----
         if acked > 0
             && !reduced
             && self.phase != Phase::Fast
