@@ -14,6 +14,12 @@ pub enum CcName {
     #[default]
     Cubic,
     Dctcp,
+    /// RFC 6817 LEDBAT (delay-based scavenger).
+    #[serde(rename = "ledbat")]
+    Ledbat,
+    /// TCP-LP (Kuzmanovic & Knightly 2003; delay-based scavenger).
+    #[serde(rename = "tcp_lp")]
+    TcpLp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -61,6 +67,18 @@ pub struct TransportConfig {
     pub cubic_beta: f64,
     pub cubic_fast_convergence: bool,
     pub cubic_tcp_friendly: bool,
+    /// LEDBAT TARGET queuing delay (RFC 6817; LPF Fig. 10 uses 3.2 ms).
+    pub ledbat_target: Dur,
+    /// LEDBAT GAIN, in (0, 1].
+    pub ledbat_gain: f64,
+    /// LEDBAT base-delay window; none = minimum over the flow's lifetime.
+    pub ledbat_base_window: Option<Dur>,
+    /// TCP-LP ECI threshold fraction δ of (d_max − d_min).
+    pub tcplp_delta: f64,
+    /// TCP-LP smoothed one-way-delay EWMA gain γ.
+    pub tcplp_gamma: f64,
+    /// TCP-LP inference timeout in smoothed RTTs.
+    pub tcplp_itt_rtts: f64,
 }
 
 impl Default for TransportConfig {
@@ -88,6 +106,12 @@ impl Default for TransportConfig {
             cubic_beta: t.cubic_beta,
             cubic_fast_convergence: t.cubic_fast_convergence,
             cubic_tcp_friendly: t.cubic_tcp_friendly,
+            ledbat_target: Dur(t.ledbat_target),
+            ledbat_gain: t.ledbat_gain,
+            ledbat_base_window: t.ledbat_base_window.map(Dur),
+            tcplp_delta: t.tcplp_delta,
+            tcplp_gamma: t.tcplp_gamma,
+            tcplp_itt_rtts: t.tcplp_itt_rtts,
         }
     }
 }
@@ -107,6 +131,14 @@ impl TransportConfig {
                 ecn: true,
                 ..base
             }),
+            "ledbat" => Some(TransportConfig {
+                cc: CcName::Ledbat,
+                ..base
+            }),
+            "tcp_lp" => Some(TransportConfig {
+                cc: CcName::TcpLp,
+                ..base
+            }),
             _ => None,
         }
     }
@@ -122,6 +154,8 @@ impl TransportConfig {
                 CcName::NewReno => CcKind::NewReno,
                 CcName::Cubic => CcKind::Cubic,
                 CcName::Dctcp => CcKind::Dctcp,
+                CcName::Ledbat => CcKind::Ledbat,
+                CcName::TcpLp => CcKind::TcpLp,
             },
             ecn: self.ecn || self.cc == CcName::Dctcp,
             dctcp_g: self.dctcp_g,
@@ -143,6 +177,12 @@ impl TransportConfig {
             delack_count: self.delack_count,
             delack_timeout: self.delack_timeout.0,
             timestamps,
+            ledbat_target: self.ledbat_target.0,
+            ledbat_gain: self.ledbat_gain,
+            ledbat_base_window: self.ledbat_base_window.map(|d| d.0),
+            tcplp_delta: self.tcplp_delta,
+            tcplp_gamma: self.tcplp_gamma,
+            tcplp_itt_rtts: self.tcplp_itt_rtts,
         };
         cfg.validate().map_err(|m| {
             // TcpConfig messages start with the field name: "mss: must be > 0".
@@ -341,7 +381,8 @@ pub struct ClassConfig {
     /// Queue for this class's ACKs (default: the class's own priority).
     #[serde(default)]
     pub ack_priority: Option<u8>,
-    /// Name of a transport in `[transports]` or a built-in (dctcp, cubic, newreno).
+    /// Name of a transport in `[transports]` or a built-in (dctcp, cubic, newreno, ledbat,
+    /// tcp_lp).
     #[serde(default = "default_transport")]
     pub transport: String,
     pub workload: WorkloadConfig,
