@@ -114,6 +114,33 @@ impl Scenario {
             if let Some(a) = c.ack_priority {
                 check_prio(a, format!("classes[{i}].ack_priority"))?;
             }
+            // LPF use cases: SJF size split and DAS duplicates (spec §5.1.1–5.1.2).
+            if let Some(l) = &c.large {
+                if l.threshold.0 == 0 {
+                    return Err(ConfigError::new(
+                        format!("classes[{i}].large.threshold"),
+                        "expected a size > 0 (flows of at least this size get large.priority)",
+                    ));
+                }
+                check_prio(l.priority, format!("classes[{i}].large.priority"))?;
+                if let Some(a) = l.ack_priority {
+                    check_prio(a, format!("classes[{i}].large.ack_priority"))?;
+                }
+            }
+            if let WorkloadConfig::Das(d) = &c.workload {
+                let key = format!("classes[{i}].workload");
+                check_prio(d.duplicate_priority, format!("{key}.duplicate_priority"))?;
+                if let Some(a) = d.duplicate_ack_priority {
+                    check_prio(a, format!("{key}.duplicate_ack_priority"))?;
+                }
+                if d.purge {
+                    return Err(ConfigError::new(
+                        format!("{key}.purge"),
+                        "purge = true is not implemented (the simulator cannot cancel a running \
+                         flow); expected false — both copies run to completion, as in LPF §3.1",
+                    ));
+                }
+            }
             if !self.transports.contains_key(&c.transport)
                 && TransportConfig::builtin(&c.transport).is_none()
             {
@@ -226,17 +253,23 @@ impl Scenario {
                 .clone();
             let t = &sim.flows.transports[f.class as usize];
             let ideal = ideal_fct(f.size, t.tcp.mss as u64, t.data_overhead as u64, &path);
+            // DAS marks its duplicates in the tag; results carry the bare request id.
+            let (tag, dup) = match c.workload {
+                WorkloadConfig::Das(_) => wl::split_tag(f.tag),
+                _ => (f.tag, false),
+            };
+            let (prio, ack_prio) = c.flow_priority(f.size, dup);
             sim.add_flow(FlowDesc {
                 src: f.src,
                 dst: f.dst,
                 size: f.size,
                 start: f.start,
-                class: c.priority,
-                ack_class: c.ack_priority.unwrap_or(c.priority),
+                class: prio,
+                ack_class: ack_prio,
                 transport: f.class,
                 traffic_class: f.class,
                 deadline: f.deadline,
-                tag: f.tag,
+                tag,
                 in_window: f.start >= w0 && f.start < w1,
                 entropy: mix64(&[self.seed, 0xf10, sim.flows.len() as u64]) as u32,
                 ideal_fct: ideal,
@@ -473,6 +506,19 @@ impl Scenario {
                     return Err(wl::WorkloadError::new("size", "expected a size > 0"));
                 }
                 wl::permutation_long_flows(hosts, size.0, start.0, class as u16, seed, idx)
+            }
+            WorkloadConfig::Das(d) => {
+                let spec = wl::DasSpec {
+                    sizes: self.size_dist(&d.sizes, files, "sizes")?,
+                    load: d.load,
+                    clients: d.clients.clone(),
+                    servers: d.servers.clone(),
+                    start: d.start.map(|x| x.0).unwrap_or(0),
+                    stop: d.stop.map(|x| x.0).unwrap_or(dur),
+                    max_requests: d.max_requests,
+                    class: class as u16,
+                };
+                wl::das(&spec, hosts, seed, idx)?
             }
             WorkloadConfig::Flows(FlowsWl { csv, list }) => {
                 let mut out = Vec::new();

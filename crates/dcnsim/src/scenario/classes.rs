@@ -286,9 +286,11 @@ pub enum WorkloadConfig {
     Permutation(PermutationWl),
     /// An explicit list: a CSV file (`src,dst,size,start[,deadline][,tag]`) or inline rows.
     Flows(FlowsWl),
+    /// DAS request duplication (LPF §3.1): a primary and a lower-priority duplicate per request.
+    Das(DasWl),
 }
 
-crate::kind_enum!(WorkloadConfig { "poisson" => Poisson(PoissonWl), "incast" => Incast(IncastWl), "permutation" => Permutation(PermutationWl), "flows" => Flows(FlowsWl) });
+crate::kind_enum!(WorkloadConfig { "poisson" => Poisson(PoissonWl), "incast" => Incast(IncastWl), "permutation" => Permutation(PermutationWl), "flows" => Flows(FlowsWl), "das" => Das(DasWl) });
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -370,6 +372,57 @@ pub struct FlowRow {
     pub tag: u32,
 }
 
+/// DAS duplication (LPF §3.1, spec §5.1.2; generator in `dcnsim_workload::das`): Poisson
+/// requests at `load` of the clients' links per class; each is answered by a primary server
+/// at the class priority and by a distinct duplicate server at `duplicate_priority`, both to
+/// the requesting client, both tagged with the request id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DasWl {
+    pub sizes: SizeConfig,
+    pub load: f64,
+    /// Queue of the duplicate copy (default 1; the primary uses the class priority).
+    #[serde(default = "one_u8")]
+    pub duplicate_priority: u8,
+    /// Queue of the duplicate's ACKs (default: the class's `ack_priority`, else
+    /// `duplicate_priority`).
+    #[serde(default)]
+    pub duplicate_ack_priority: Option<u8>,
+    /// Hosts that issue requests / answer them (default: every host).
+    #[serde(default)]
+    pub clients: Option<Vec<u32>>,
+    #[serde(default)]
+    pub servers: Option<Vec<u32>>,
+    /// Cancel the other copy when one completes (DAS). Not implemented (the simulator cannot
+    /// cancel a running flow); LPF disables it too, so `true` is rejected.
+    #[serde(default)]
+    pub purge: bool,
+    #[serde(default)]
+    pub max_requests: Option<u64>,
+    #[serde(default)]
+    pub start: Option<Dur>,
+    #[serde(default)]
+    pub stop: Option<Dur>,
+}
+
+fn one_u8() -> u8 {
+    1
+}
+
+/// Size-based priority split (`large = { threshold, priority }`): flows of the class with
+/// size ≥ `threshold` use `priority` instead of the class priority — LPF §3.1 SJF: "we
+/// classify all flows of size greater or equal to 1MB as long flows. We assign low-priority
+/// to the long flows".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LargeConfig {
+    pub threshold: Bytes,
+    pub priority: u8,
+    /// Queue of the large flows' ACKs (default: the class's `ack_priority`, else `priority`).
+    #[serde(default)]
+    pub ack_priority: Option<u8>,
+}
+
 /// A traffic class: what it sends, with which transport, at which priority.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -386,6 +439,31 @@ pub struct ClassConfig {
     #[serde(default = "default_transport")]
     pub transport: String,
     pub workload: WorkloadConfig,
+    /// Flows with size ≥ `large.threshold` get `large.priority` (SJF split, LPF §3.1).
+    #[serde(default)]
+    pub large: Option<LargeConfig>,
+}
+
+impl ClassConfig {
+    /// (data queue, ACK queue) of one flow of this class: a DAS duplicate uses the
+    /// workload's `duplicate_priority`; otherwise a flow of `size` ≥ `large.threshold` uses
+    /// `large.priority`; otherwise the class priority.
+    pub fn flow_priority(&self, size: u64, das_duplicate: bool) -> (u8, u8) {
+        if let (true, WorkloadConfig::Das(d)) = (das_duplicate, &self.workload) {
+            let p = d.duplicate_priority;
+            return (p, d.duplicate_ack_priority.or(self.ack_priority).unwrap_or(p));
+        }
+        match &self.large {
+            Some(l) if size >= l.threshold.0 => (
+                l.priority,
+                l.ack_priority.or(self.ack_priority).unwrap_or(l.priority),
+            ),
+            _ => (
+                self.priority,
+                self.ack_priority.unwrap_or(self.priority),
+            ),
+        }
+    }
 }
 
 fn default_transport() -> String {
