@@ -103,6 +103,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("max_pkt_drops", &f.max_pkt_drops),
         ("drops", &f.drops),
         ("tag", &f.tag),
+        ("cqcn_halts", &f.cqcn_halts),
     ] {
         cols_u64(py, &flows, n, v)?;
     }

@@ -48,20 +48,23 @@ pub mod colour {
     pub const RED: u8 = 2;
 }
 
+/// Field order is fixed (`repr(C)`) so that everything a switch hop reads or writes (link,
+/// sizes, destination, entropy, class, flags, arrival time) sits in the first cache line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Packet {
     /// Intrusive list link (queue or wire).
     pub next: PktId,
-    pub flow: u32,
+    /// Bytes on the wire, all overheads included: what serialization is computed from.
+    pub wire: u32,
     /// Source and destination host indices.
     pub src: u32,
     pub dst: u32,
-    /// Bytes on the wire, all overheads included: what serialization is computed from.
-    pub wire: u32,
-    /// Transport payload bytes.
-    pub payload: u32,
     /// ECMP entropy (per-flow hash by default, per-packet when spraying).
     pub entropy: u32,
+    pub flow: u32,
+    /// Arrival time at the far end of the wire it is on.
+    pub arrive: Time,
     pub kind: PktKind,
     /// Traffic class = queue index on every hop (0 = highest priority).
     pub class: u8,
@@ -70,16 +73,16 @@ pub struct Packet {
     /// Links crossed so far.
     pub hops: u8,
     pub n_sack: u8,
+    /// Transport payload bytes.
+    pub payload: u32,
+    /// When the packet was created (one-way delay accounting).
+    pub created: Time,
     /// Data: first payload byte. Ack: cumulative ACK number.
     pub seq: u64,
     /// Sender timestamp (TSval) for data; for ACKs the echoed TSval.
     pub ts: Time,
     /// One-way delay echoed by an ACK (perfect clock).
     pub owd: Time,
-    /// When the packet was created (one-way delay accounting).
-    pub created: Time,
-    /// Arrival time at the far end of the wire it is on.
-    pub arrive: Time,
     /// SACK blocks carried by an ACK, [start, end).
     pub sack: [(u64, u64); 3],
 }

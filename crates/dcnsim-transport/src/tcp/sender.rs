@@ -96,6 +96,9 @@ pub struct TcpSender {
     /// Karn/RFC 6298 §3 RTT timing when timestamps are off: (end seq, send time).
     timed: Option<(u64, Time)>,
     started: bool,
+    /// Halted by cross-queue congestion notification (LPF §5, TCP+): no transmissions, no
+    /// retransmission timer, congestion state frozen.
+    halted: bool,
     stats: SenderStats,
 }
 
@@ -138,6 +141,7 @@ impl TcpSender {
             cwnd_limited: false,
             timed: None,
             started: false,
+            halted: false,
             stats: SenderStats {
                 max_cwnd: cwnd,
                 ..Default::default()
@@ -190,6 +194,12 @@ impl TcpSender {
             self.stats.bytes_acked += acked;
             self.consecutive_rtos = 0;
             self.sample_rtt(now, ack);
+        }
+        if self.halted {
+            // LPF §5 (TCP+): while halted, ACKs still advance snd_una and the scoreboard, but
+            // congestion control is frozen (no recovery, no growth, no back-off) and the
+            // retransmission timer stays off; nothing is sent.
+            return;
         }
         let delivered = (acked + self.sb.total()).saturating_sub(sacked_before);
         // RFC 5681 §2 / RFC 6675 §2: a duplicate ACK acknowledges nothing new while data is
@@ -353,6 +363,32 @@ impl TcpSender {
                                                                       // RFC 6298 (5.4): retransmit the earliest unacknowledged segment (cwnd = 1 MSS and
                                                                       // nothing is counted in flight, so exactly that one goes out).
         self.try_send(now, out);
+    }
+
+    /// Halts or resumes the sender (cross-queue congestion notification, LPF §5 "TCP+":
+    /// "stop packet transmission and halt congestion control for low-priority flows upon
+    /// experiencing priority-induced congestion"). Halting stops all transmissions and
+    /// suspends the retransmission timer so queued packets are not declared lost; resuming
+    /// re-arms the timer from now and sends what the (unchanged) window allows.
+    pub fn set_halted(&mut self, now: Time, halted: bool, out: &mut Vec<Segment>) {
+        if self.halted == halted {
+            return;
+        }
+        self.halted = halted;
+        if halted {
+            self.rto_deadline = None;
+            return;
+        }
+        if self.started && !self.done() {
+            if self.snd_una < self.snd_nxt {
+                self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+            }
+            self.try_send(now, out);
+        }
+    }
+
+    pub fn is_halted(&self) -> bool {
+        self.halted
     }
 
     /// When the simulator must call [`Self::on_timeout`]; `None` when nothing is outstanding.
@@ -584,6 +620,9 @@ impl TcpSender {
 
     /// Sends as much as cwnd (pipe), rwnd and the data allow.
     fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.halted {
+            return;
+        }
         let mut in_flight = self.bytes_in_flight();
         let limit = self.send_limit();
         loop {

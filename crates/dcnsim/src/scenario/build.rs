@@ -4,7 +4,7 @@
 use super::classes::*;
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
 use crate::net::Profile;
-use crate::sim::flow::{FlowDesc, TransportRt};
+use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
@@ -141,6 +141,14 @@ impl Scenario {
                     ));
                 }
             }
+            if let Some(t) = self.transport(&c.transport) {
+                if t.cqcn {
+                    check_prio(
+                        t.cqcn_priority,
+                        format!("transports.{}.cqcn_priority", c.transport),
+                    )?;
+                }
+            }
             if !self.transports.contains_key(&c.transport)
                 && TransportConfig::builtin(&c.transport).is_none()
             {
@@ -232,7 +240,36 @@ impl Scenario {
             let key = format!("classes[{i}]");
             let t = self.transport(&c.transport).expect("checked");
             let tcp = t.tcp(p.mss(), p.tcp_timestamps, &format!("{key}.transport"))?;
+            if t.kind == TransportKindName::Nearopt {
+                // One oracle for the run: its period is the first Near-Opt transport's
+                // setting, else the sender's host link delay (LPF §3: T = link delay).
+                if sim.nearopt.period == 0 {
+                    let d = sim.ports[sim.host_port(0) as usize].delay;
+                    sim.nearopt.period = t
+                        .nearopt_period
+                        .map(|d| d.0)
+                        .unwrap_or(d)
+                        .max(dcnsim_engine::NS);
+                    sim.nearopt.min_rate = t.nearopt_min_rate.0 as f64 / 8.0;
+                }
+            }
+            if t.cqcn && t.cqcn_probe.0 < 64 {
+                return Err(ConfigError::new(
+                    format!("{key}.transport"),
+                    "cqcn_probe: expected at least 64 bytes on the wire",
+                ));
+            }
             sim.flows.transports.push(TransportRt {
+                kind: if t.kind == TransportKindName::Nearopt {
+                    TransportKind::NearOpt
+                } else {
+                    TransportKind::Tcp
+                },
+                cqcn: (t.cqcn && t.kind == TransportKindName::Tcp).then(|| CqcnRt {
+                    interval: t.cqcn_interval.0.max(1),
+                    wire: t.cqcn_probe.0 as u32,
+                    priority: t.cqcn_priority,
+                }),
                 tcp,
                 data_overhead: p.data_overhead(),
                 ack_wire: p.ack_wire(),

@@ -34,10 +34,21 @@ pub enum RtoModeName {
     Static,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKindName {
+    #[default]
+    Tcp,
+    Nearopt,
+}
+
 /// TCP-family settings (`[transports.<name>]`). MSS comes from `[packet]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TransportConfig {
+    /// `tcp` (default) or `nearopt`, the LPF oracle (rate from global knowledge, no spurious
+    /// retransmissions; `cc` and the window settings do not apply to it).
+    pub kind: TransportKindName,
     pub cc: CcName,
     /// Initial window in segments.
     pub init_cwnd: u32,
@@ -67,6 +78,19 @@ pub struct TransportConfig {
     pub cubic_beta: f64,
     pub cubic_fast_convergence: bool,
     pub cubic_tcp_friendly: bool,
+    /// Near-Opt rate-update period T (LPF §3: the link delay); none = the host link delay.
+    pub nearopt_period: Option<Dur>,
+    /// Near-Opt rate floor (0: a flow with no available rate pauses).
+    pub nearopt_min_rate: Bw,
+    /// TCP+ cross-queue congestion notification (LPF §5): send high-priority probes and halt
+    /// while their echoes come back marked. Needs `[scheme] kind = "cqcn"` at the switches.
+    pub cqcn: bool,
+    /// Probe interval (one probe per interval per flow; LPF leaves it open: ≈ base RTT).
+    pub cqcn_interval: Dur,
+    /// Probe size on the wire.
+    pub cqcn_probe: Bytes,
+    /// Queue (class) of probes and their echoes: the high-priority queue.
+    pub cqcn_priority: u8,
     /// LEDBAT TARGET queuing delay (RFC 6817; LPF Fig. 10 uses 3.2 ms).
     pub ledbat_target: Dur,
     /// LEDBAT GAIN, in (0, 1].
@@ -106,6 +130,13 @@ impl Default for TransportConfig {
             cubic_beta: t.cubic_beta,
             cubic_fast_convergence: t.cubic_fast_convergence,
             cubic_tcp_friendly: t.cubic_tcp_friendly,
+            kind: TransportKindName::Tcp,
+            nearopt_period: None,
+            nearopt_min_rate: Bw(0),
+            cqcn: false,
+            cqcn_interval: Dur::us(100),
+            cqcn_probe: Bytes(64),
+            cqcn_priority: 0,
             ledbat_target: Dur(t.ledbat_target),
             ledbat_gain: t.ledbat_gain,
             ledbat_base_window: t.ledbat_base_window.map(Dur),
@@ -451,17 +482,17 @@ impl ClassConfig {
     pub fn flow_priority(&self, size: u64, das_duplicate: bool) -> (u8, u8) {
         if let (true, WorkloadConfig::Das(d)) = (das_duplicate, &self.workload) {
             let p = d.duplicate_priority;
-            return (p, d.duplicate_ack_priority.or(self.ack_priority).unwrap_or(p));
+            return (
+                p,
+                d.duplicate_ack_priority.or(self.ack_priority).unwrap_or(p),
+            );
         }
         match &self.large {
             Some(l) if size >= l.threshold.0 => (
                 l.priority,
                 l.ack_priority.or(self.ack_priority).unwrap_or(l.priority),
             ),
-            _ => (
-                self.priority,
-                self.ack_priority.unwrap_or(self.priority),
-            ),
+            _ => (self.priority, self.ack_priority.unwrap_or(self.priority)),
         }
     }
 }

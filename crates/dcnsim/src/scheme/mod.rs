@@ -5,6 +5,7 @@
 //! observe dequeues and receipts. Built-in schemes are variants of [`AnyScheme`] dispatched
 //! by `match`; each method defaults to doing nothing.
 
+pub mod cqcn;
 pub mod pias;
 pub mod test_scheme;
 
@@ -64,9 +65,11 @@ pub enum SchemeConfig {
     Test(test_scheme::TestSchemeConfig),
     /// PIAS MLFQ tagging, optionally with ResQueue; see [`pias`].
     Pias(pias::PiasConfig),
+    /// Cross-queue congestion notification (the switch half of LPF's TCP+); see [`cqcn`].
+    Cqcn(cqcn::CqcnConfig),
 }
 
-crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig) });
+crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig), "cqcn" => Cqcn(cqcn::CqcnConfig) });
 
 impl SchemeConfig {
     /// Checks the scheme against the switch's queue count; errors are (key under `scheme`, message).
@@ -82,6 +85,7 @@ pub enum AnyScheme {
     None,
     Test(test_scheme::TestScheme),
     Pias(pias::Pias),
+    Cqcn(cqcn::Cqcn),
 }
 
 impl AnyScheme {
@@ -90,6 +94,7 @@ impl AnyScheme {
             SchemeConfig::None => AnyScheme::None,
             SchemeConfig::Test(c) => AnyScheme::Test(test_scheme::TestScheme::new(c.clone())),
             SchemeConfig::Pias(c) => AnyScheme::Pias(pias::Pias::new(c)),
+            SchemeConfig::Cqcn(c) => AnyScheme::Cqcn(cqcn::Cqcn::new(c.clone())),
         }
     }
     #[inline]
@@ -105,6 +110,7 @@ impl Scheme for AnyScheme {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_host_tx(pkt, ctx),
             AnyScheme::Pias(s) => s.on_host_tx(pkt, ctx),
+            AnyScheme::Cqcn(s) => s.on_host_tx(pkt, ctx),
         }
     }
     #[inline]
@@ -113,6 +119,7 @@ impl Scheme for AnyScheme {
             AnyScheme::None => Verdict::Accept,
             AnyScheme::Test(s) => s.on_enqueue(pkt, ctx),
             AnyScheme::Pias(s) => s.on_enqueue(pkt, ctx),
+            AnyScheme::Cqcn(s) => s.on_enqueue(pkt, ctx),
         }
     }
     #[inline]
@@ -121,6 +128,7 @@ impl Scheme for AnyScheme {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_dequeue(pkt, node, port, now),
             AnyScheme::Pias(s) => s.on_dequeue(pkt, node, port, now),
+            AnyScheme::Cqcn(s) => s.on_dequeue(pkt, node, port, now),
         }
     }
     #[inline]
@@ -129,6 +137,7 @@ impl Scheme for AnyScheme {
             AnyScheme::None => {}
             AnyScheme::Test(s) => s.on_receive(pkt, host, now),
             AnyScheme::Pias(s) => s.on_receive(pkt, host, now),
+            AnyScheme::Cqcn(s) => s.on_receive(pkt, host, now),
         }
     }
 }

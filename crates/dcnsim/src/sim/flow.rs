@@ -11,6 +11,7 @@
 //! earlier copy was still in flight (not dropped) when it was sent; an RTO is spurious if
 //! the first segment it retransmits was not actually lost.
 
+use super::nearopt::NearOptSender;
 use super::{Event, Sim};
 use crate::packet::{flags, Packet, PktId, PktKind};
 use dcnsim_engine::Time;
@@ -19,9 +20,29 @@ use std::collections::{HashMap, VecDeque};
 
 pub const NEVER: Time = Time::MAX;
 
+/// Which sender a transport uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    Tcp,
+    /// The Near-Opt oracle (see `sim::nearopt`).
+    NearOpt,
+}
+
+/// Cross-queue congestion notification (LPF §5, "TCP+"): high-priority probes whose marks
+/// halt a low-priority TCP sender while the high-priority queue is congested.
+#[derive(Clone, Copy, Debug)]
+pub struct CqcnRt {
+    pub interval: Time,
+    /// Wire bytes of a probe.
+    pub wire: u32,
+    pub priority: u8,
+}
+
 /// Per-transport wire parameters.
 #[derive(Clone, Debug)]
 pub struct TransportRt {
+    pub kind: TransportKind,
+    pub cqcn: Option<CqcnRt>,
     pub tcp: TcpConfig,
     /// Header bytes added to every data segment's payload on the wire.
     pub data_overhead: u32,
@@ -62,6 +83,8 @@ pub struct FlowRecord {
     pub max_cwnd: u64,
     pub max_pkt_drops: u32,
     pub drops: u64,
+    /// TCP+: times a marked probe echo halted the sender.
+    pub cqcn_halts: u64,
 }
 
 /// One sample of a traced flow's sender state.
@@ -130,9 +153,62 @@ impl Fate {
     }
 }
 
+/// The sending side of a flow.
+pub enum Tx {
+    Tcp(TcpSender),
+    NearOpt(NearOptSender),
+}
+
+impl Tx {
+    pub fn rto_deadline(&self) -> Option<Time> {
+        match self {
+            Tx::Tcp(t) => t.rto_deadline(),
+            Tx::NearOpt(t) => t.rto_deadline(),
+        }
+    }
+    pub fn done(&self) -> bool {
+        match self {
+            Tx::Tcp(t) => t.done(),
+            Tx::NearOpt(t) => t.done(),
+        }
+    }
+    pub fn snd_una(&self) -> u64 {
+        match self {
+            Tx::Tcp(t) => t.snd_una(),
+            Tx::NearOpt(t) => t.snd_una(),
+        }
+    }
+    /// Congestion window (TCP) or bytes in flight (Near-Opt, which has no window).
+    pub fn cwnd(&self) -> u64 {
+        match self {
+            Tx::Tcp(t) => t.cwnd(),
+            Tx::NearOpt(t) => t.inflight(),
+        }
+    }
+    pub fn rto_count(&self) -> u64 {
+        match self {
+            Tx::Tcp(t) => t.stats().rto_count,
+            Tx::NearOpt(t) => t.rto_count,
+        }
+    }
+    pub fn tcp(&self) -> Option<&TcpSender> {
+        match self {
+            Tx::Tcp(t) => Some(t),
+            Tx::NearOpt(_) => None,
+        }
+    }
+}
+
 struct FlowState {
-    tx: TcpSender,
+    tx: Tx,
     rx: TcpReceiver,
+    /// Scheduled pacing event (Near-Opt), or NEVER.
+    pace_at: Time,
+    /// Near-Opt: the ports on the flow's path and its queue class.
+    path: Vec<u32>,
+    queue: usize,
+    /// TCP+: the sender is halted by a marked probe echo.
+    halted: bool,
     rto_at: Time,
     delack_at: Time,
     fate: Fate,
@@ -167,6 +243,23 @@ impl Flows {
     pub fn is_empty(&self) -> bool {
         self.desc.is_empty()
     }
+    pub(super) fn nearopt_class(&self, f: u32) -> usize {
+        self.state[f as usize]
+            .as_ref()
+            .map(|s| s.queue)
+            .unwrap_or(0)
+    }
+    pub(super) fn path(&self, f: u32) -> &[u32] {
+        self.state[f as usize]
+            .as_ref()
+            .map(|s| s.path.as_slice())
+            .unwrap_or(&[])
+    }
+    pub(super) fn set_nearopt_rate(&mut self, f: u32, r: f64) {
+        if let Some(Tx::NearOpt(t)) = self.state[f as usize].as_mut().map(|s| &mut s.tx) {
+            t.rate = r;
+        }
+    }
 }
 
 impl Sim {
@@ -188,9 +281,27 @@ impl Sim {
         let now = self.now();
         let d = &self.flows.desc[f as usize];
         let t = &self.flows.transports[d.transport as usize];
+        let (kind, cqcn) = (t.kind, t.cqcn);
+        let tx = match kind {
+            TransportKind::Tcp => Tx::Tcp(TcpSender::new(&t.tcp, d.size)),
+            TransportKind::NearOpt => {
+                Tx::NearOpt(NearOptSender::new(&t.tcp, d.size, t.data_overhead))
+            }
+        };
+        let (path, queue) = if kind == TransportKind::NearOpt {
+            let path = self.route_of(d.src, d.dst, d.entropy);
+            let prof = &self.profiles[self.ports[path[0] as usize].profile as usize];
+            (path, prof.queue_of(d.class))
+        } else {
+            (Vec::new(), 0)
+        };
         let st = FlowState {
-            tx: TcpSender::new(&t.tcp, d.size),
+            tx,
             rx: TcpReceiver::new(&t.tcp, d.size),
+            pace_at: NEVER,
+            path,
+            queue,
+            halted: false,
             rto_at: NEVER,
             delack_at: NEVER,
             fate: Fate::default(),
@@ -198,16 +309,131 @@ impl Sim {
             rto_pending: false,
         };
         self.flows.state[f as usize] = Some(Box::new(st));
+        if let Some(c) = cqcn {
+            self.ev.push(now, Event::Probe(f));
+            let _ = c;
+        }
+        if kind == TransportKind::NearOpt {
+            let st = self.flows.state[f as usize].as_ref().unwrap();
+            let n_ports = self.ports.len();
+            self.nearopt.add_flow(f, st.queue, &st.path, n_ports);
+            if !self.nearopt.ticking {
+                self.nearopt.ticking = true;
+                self.ev.push(now, Event::NearOptTick);
+            }
+            return;
+        }
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
-        self.flows.state[f as usize]
-            .as_mut()
-            .unwrap()
-            .tx
-            .start(now, &mut segs);
+        if let Tx::Tcp(tx) = &mut self.flows.state[f as usize].as_mut().unwrap().tx {
+            tx.start(now, &mut segs);
+        }
         self.emit_segments(f, &segs);
         self.flows.segs = segs;
         self.sync_rto(f);
+    }
+
+    /// Near-Opt pacing: sends the segment whose time has come and schedules the next.
+    pub(super) fn on_pace(&mut self, f: u32) {
+        let now = self.now();
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
+        if st.pace_at != now {
+            return;
+        }
+        st.pace_at = NEVER;
+        let mut segs = std::mem::take(&mut self.flows.segs);
+        segs.clear();
+        if let Tx::NearOpt(tx) = &mut st.tx {
+            tx.poll(now, &mut segs);
+        }
+        self.emit_segments(f, &segs);
+        self.flows.segs = segs;
+        self.sync_pace(f);
+        self.sync_rto(f);
+    }
+
+    /// Schedules the flow's next pacing event if it is earlier than the one pending.
+    pub(super) fn sync_pace(&mut self, f: u32) {
+        let now = self.ev.now();
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
+        let Tx::NearOpt(tx) = &st.tx else { return };
+        if let Some(t) = tx.next_send() {
+            let t = t.max(now);
+            if t < st.pace_at {
+                st.pace_at = t;
+                self.ev.push(t, Event::Pace(f));
+            }
+        }
+    }
+
+    /// TCP+: emits one high-priority probe toward the receiver and schedules the next.
+    pub(super) fn on_probe_tick(&mut self, f: u32) {
+        let now = self.now();
+        if self.flows.state[f as usize].is_none() {
+            return; // flow finished: probing stops
+        }
+        let d = &self.flows.desc[f as usize];
+        let Some(c) = self.flows.transports[d.transport as usize].cqcn else {
+            return;
+        };
+        let mut p = Packet::new(PktKind::Probe, f, d.src, d.dst, 0, c.wire);
+        p.class = c.priority;
+        p.entropy = d.entropy;
+        p.flags |= flags::ECT;
+        let src = d.src;
+        let id = self.new_packet(p);
+        self.host_send(src, id);
+        self.ev.push(now + c.interval, Event::Probe(f));
+    }
+
+    /// TCP+: a probe reached the receiver (echo it, carrying its mark as ECE) or its echo
+    /// reached the sender (halt while marked, resume on an unmarked echo).
+    pub(super) fn on_probe_rx(&mut self, id: PktId) {
+        let now = self.now();
+        let p = *self.arena.get(id);
+        let f = p.flow;
+        let Some(d) = self.flows.desc.get(f as usize) else {
+            return;
+        };
+        let Some(c) = self.flows.transports[d.transport as usize].cqcn else {
+            return;
+        };
+        if p.dst == d.dst {
+            let mut e = Packet::new(PktKind::Probe, f, d.dst, d.src, 0, c.wire);
+            e.class = c.priority;
+            e.entropy = d.entropy;
+            if p.flags & flags::CE != 0 {
+                e.flags |= flags::ECE;
+            }
+            let src = d.dst;
+            let eid = self.new_packet(e);
+            self.host_send(src, eid);
+            return;
+        }
+        let marked = p.flags & flags::ECE != 0;
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
+        if st.halted == marked {
+            return;
+        }
+        st.halted = marked;
+        let mut segs = std::mem::take(&mut self.flows.segs);
+        segs.clear();
+        if let Tx::Tcp(tx) = &mut st.tx {
+            // LPF §5: stop transmitting and freeze congestion control while marked.
+            tx.set_halted(now, marked, &mut segs);
+        }
+        if marked {
+            self.flows.rec[f as usize].cqcn_halts += 1;
+        }
+        self.emit_segments(f, &segs);
+        self.flows.segs = segs;
+        self.after_sender_step(f);
     }
 
     /// Turns sender segments into packets at the source host.
@@ -330,7 +556,10 @@ impl Sim {
         };
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
-        st.tx.on_ack(now, &ack, &mut segs);
+        match &mut st.tx {
+            Tx::Tcp(tx) => tx.on_ack(now, &ack, &mut segs),
+            Tx::NearOpt(tx) => tx.on_ack(now, &ack),
+        }
         let una_idx = st.tx.snd_una() / st.mss;
         st.fate.trim(una_idx);
         self.emit_segments(f, &segs);
@@ -364,10 +593,19 @@ impl Sim {
             let mut segs = std::mem::take(&mut self.flows.segs);
             segs.clear();
             st.rto_pending = true;
-            st.tx.on_timeout(now, &mut segs);
+            match &mut st.tx {
+                Tx::Tcp(tx) => tx.on_timeout(now, &mut segs),
+                Tx::NearOpt(tx) => {
+                    // LPF §3 loss information: only segments with no copy in flight that
+                    // the receiver does not have were really lost.
+                    let (rx, fate, mss) = (&st.rx, &st.fate, st.mss);
+                    tx.on_timeout(now, |seq| !rx.has(seq) && fate.get(seq / mss) == 0);
+                }
+            }
             self.emit_segments(f, &segs);
             self.flows.segs = segs;
         }
+        self.sync_pace(f);
         self.after_sender_step(f);
     }
 
@@ -398,15 +636,20 @@ impl Sim {
         rec.max_cwnd = rec.max_cwnd.max(st.tx.cwnd());
         if st.tx.done() && rec.sender_done.is_none() {
             rec.sender_done = Some(now);
-            let s = st.tx.stats();
-            rec.rto_count = s.rto_count;
-            rec.max_cwnd = rec.max_cwnd.max(s.max_cwnd);
+            rec.rto_count = st.tx.rto_count();
+            if let Tx::Tcp(t) = &st.tx {
+                rec.max_cwnd = rec.max_cwnd.max(t.stats().max_cwnd);
+            }
+            if matches!(st.tx, Tx::NearOpt(_)) {
+                let (q, path) = (st.queue, std::mem::take(&mut st.path));
+                self.nearopt.remove_flow(f, q, &path);
+            }
             // The receiver has everything; any stray copies still in flight are ignored.
             self.flows.state[f as usize] = None;
             self.flows.active -= 1;
             return;
         }
-        rec.rto_count = st.tx.stats().rto_count;
+        rec.rto_count = st.tx.rto_count();
         self.sync_rto(f);
     }
 
@@ -444,7 +687,9 @@ impl Sim {
                 continue;
             };
             any = true;
-            let tx = &st.tx;
+            let Tx::Tcp(tx) = &st.tx else {
+                continue;
+            };
             self.traces.push(TraceRow {
                 t: now,
                 flow: f,
@@ -467,8 +712,20 @@ impl Sim {
         }
     }
 
+    /// A running Near-Opt flow's current rate (wire bytes per second).
+    pub fn nearopt_rate(&self, f: u32) -> Option<f64> {
+        match &self.flows.state.get(f as usize)?.as_ref()?.tx {
+            Tx::NearOpt(t) => Some(t.rate),
+            Tx::Tcp(_) => None,
+        }
+    }
+
     /// Live view of a running flow's sender (for traces and tests).
     pub fn flow_sender(&self, f: u32) -> Option<&TcpSender> {
-        self.flows.state.get(f as usize)?.as_ref().map(|s| &s.tx)
+        self.flows
+            .state
+            .get(f as usize)?
+            .as_ref()
+            .and_then(|s| s.tx.tcp())
     }
 }

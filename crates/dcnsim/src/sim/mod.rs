@@ -8,6 +8,7 @@
 //! O(packets).
 
 pub mod flow;
+pub mod nearopt;
 pub mod results;
 pub mod source;
 
@@ -39,12 +40,18 @@ pub enum Event {
     Sample,
     /// Periodic sampling of traced flows' sender state.
     Trace,
+    /// A Near-Opt flow may send its next segment.
+    Pace(u32),
+    /// A TCP+ flow emits its next probe.
+    Probe(u32),
+    /// A round of the Near-Opt rate oracle.
+    NearOptTick,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
 
-/// Largest index an event can carry (27 bits: 3 bits go to the kind).
-pub const MAX_EVENT_INDEX: u32 = (1 << 27) - 1;
+/// Largest index an event can carry (26 bits: 4 bits go to the kind).
+pub const MAX_EVENT_INDEX: u32 = (1 << 26) - 1;
 
 impl Packable for Event {
     #[inline]
@@ -58,14 +65,17 @@ impl Packable for Event {
             Event::Source(i) => (5, i),
             Event::Sample => (6, 0),
             Event::Trace => (7, 0),
+            Event::Pace(i) => (8, i),
+            Event::Probe(i) => (9, i),
+            Event::NearOptTick => (10, 0),
         };
         debug_assert!(i <= MAX_EVENT_INDEX);
-        (tag << 27) | i
+        (tag << 26) | i
     }
     #[inline]
     fn unpack(b: u32) -> Self {
         let i = b & MAX_EVENT_INDEX;
-        match b >> 27 {
+        match b >> 26 {
             0 => Event::TxDone(i),
             1 => Event::Arrive(i),
             2 => Event::FlowStart(i),
@@ -73,7 +83,10 @@ impl Packable for Event {
             4 => Event::DelAck(i),
             5 => Event::Source(i),
             6 => Event::Sample,
-            _ => Event::Trace,
+            7 => Event::Trace,
+            8 => Event::Pace(i),
+            9 => Event::Probe(i),
+            _ => Event::NearOptTick,
         }
     }
 }
@@ -137,6 +150,7 @@ pub struct Sim {
     pub trace_every: Time,
     pub trace_flows: Vec<u32>,
     pub traces: Vec<flow::TraceRow>,
+    pub nearopt: nearopt::NearOptOracle,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
     /// `run` stops once time ≥ `stop_min` and every measured flow has finished
@@ -224,6 +238,7 @@ impl Sim {
             trace_every: 0,
             trace_flows: Vec::new(),
             traces: Vec::new(),
+            nearopt: nearopt::NearOptOracle::default(),
             paranoid: false,
             stop_min: Time::MAX,
             drain: false,
@@ -305,6 +320,9 @@ impl Sim {
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
             Event::Trace => self.on_trace(),
+            Event::Pace(f) => self.on_pace(f),
+            Event::Probe(f) => self.on_probe_tick(f),
+            Event::NearOptTick => self.on_nearopt_tick(),
         }
     }
 
@@ -336,7 +354,8 @@ impl Sim {
         self.counters.delivered += 1;
         let kind = self.arena.get(id).kind;
         match kind {
-            PktKind::Raw | PktKind::Probe => self.sources.on_receive(self.arena.get(id), now),
+            PktKind::Raw => self.sources.on_receive(self.arena.get(id), now),
+            PktKind::Probe => self.on_probe_rx(id),
             PktKind::Data => self.on_data_rx(id),
             PktKind::Ack => self.on_ack_rx(id),
         }
@@ -487,15 +506,11 @@ impl Sim {
         }
     }
 
-    /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
+    /// ECMP choice at switch `node` toward host `dst` for a packet with `entropy`.
     #[inline]
-    fn forward(&mut self, node: u32, id: PktId) {
-        let (dst, entropy) = {
-            let p = self.arena.get(id);
-            (p.dst, p.entropy)
-        };
+    fn pick_port(&self, node: u32, dst: u32, entropy: u32) -> u32 {
         let c = self.routes.candidates(node, dst);
-        let out = match c.len() {
+        match c.len() {
             0 => unreachable!(
                 "no route from {} to host {dst}: topology was checked connected",
                 self.nodes[node as usize].name
@@ -506,8 +521,30 @@ impl Sim {
                     dcnsim_engine::rng::mix64(&[entropy as u64, self.nodes[node as usize].salt]);
                 c[((h as u128 * n as u128) >> 64) as usize]
             }
+        }
+    }
+
+    /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
+    #[inline]
+    fn forward(&mut self, node: u32, id: PktId) {
+        let (dst, entropy) = {
+            let p = self.arena.get(id);
+            (p.dst, p.entropy)
         };
+        let out = self.pick_port(node, dst, entropy);
         self.port_enqueue(out, id, true);
+    }
+
+    /// The egress ports a packet with `entropy` crosses from `src` to `dst` (per-flow ECMP).
+    pub fn route_of(&self, src: u32, dst: u32, entropy: u32) -> Vec<u32> {
+        let mut path = vec![self.host_port(src)];
+        loop {
+            let peer = self.ports[*path.last().unwrap() as usize].peer;
+            if peer == dst {
+                return path;
+            }
+            path.push(self.pick_port(peer, dst, entropy));
+        }
     }
 
     fn on_sample(&mut self) {

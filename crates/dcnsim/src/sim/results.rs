@@ -33,6 +33,8 @@ pub struct FlowTable {
     pub drops: Vec<u64>,
     pub tag: Vec<u64>,
     pub priority: Vec<u64>,
+    /// TCP+: times marked probe echoes halted the sender.
+    pub cqcn_halts: Vec<u64>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -121,6 +123,7 @@ impl Sim {
             t.drops.push(r.drops);
             t.tag.push(d.tag as u64);
             t.priority.push(d.class as u64);
+            t.cqcn_halts.push(r.cqcn_halts);
         }
         t
     }
