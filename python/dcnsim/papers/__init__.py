@@ -18,7 +18,9 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-PAPERS: dict[str, str] = {}
+PAPERS: dict[str, str] = {
+    "resqueue": "dcnsim.papers.resqueue",
+}
 
 
 def available() -> list[str]:
