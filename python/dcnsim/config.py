@@ -86,15 +86,16 @@ def load_scenario(scenario: Scenario | None) -> dict[str, Any]:
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario))
     if isinstance(scenario, Path):
-        return load_toml(scenario)
+        return resolve_files(load_toml(scenario), scenario.parent)
     if isinstance(scenario, str):
         p = Path(scenario)
         looks_like_path = scenario.endswith(".toml") or "/" in scenario or "\\" in scenario
         if p.is_file() or looks_like_path:
-            return load_toml(p)
+            return resolve_files(load_toml(p), p.parent)
         if scenario in shipped_scenarios():
-            text = _scenario_dir().joinpath(f"{scenario}.toml").read_text(encoding="utf-8")
-            return loads_toml(text, f"<shipped scenario {scenario}>")
+            entry = _scenario_dir().joinpath(f"{scenario}.toml")
+            raw = loads_toml(entry.read_text(encoding="utf-8"), f"<shipped scenario {scenario}>")
+            return resolve_files(raw, Path(str(entry)).parent)
         names = ", ".join(shipped_scenarios()) or "none"
         raise ConfigError(
             f"{scenario!r} is neither a TOML file nor a shipped scenario (shipped: {names})",
@@ -104,6 +105,31 @@ def load_scenario(scenario: Scenario | None) -> dict[str, Any]:
         f"expected a TOML path, a dict or a shipped scenario name, got {type(scenario).__name__}",
         "scenario",
     )
+
+
+#: Keys inside a class workload (or a size spec within it) that name files.
+_FILE_KEYS = ("cdf_file", "csv")
+
+
+def resolve_files(raw: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Make relative file names in a scenario (``cdf_file``, ``csv``) relative to ``base``,
+    the directory of the scenario file, so a scenario runs the same from any working directory."""
+
+    def fix(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in _FILE_KEYS and isinstance(v, str) and not Path(v).is_absolute():
+                    node[k] = str(base / v)
+                else:
+                    fix(v)
+        elif isinstance(node, list):
+            for v in node:
+                fix(v)
+
+    for cls in raw.get("classes", []) if isinstance(raw.get("classes"), list) else []:
+        if isinstance(cls, dict):
+            fix(cls.get("workload"))
+    return raw
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-FILES = ("flows.parquet", "queues.parquet", "samples.parquet", "scenario.json", "meta.json")
+FILES = (
+    "flows.parquet",
+    "queues.parquet",
+    "samples.parquet",
+    "traces.parquet",
+    "scenario.json",
+    "meta.json",
+)
 TMP_MARK = ".tmp-"
 OLD_MARK = ".old-"
 
@@ -86,7 +93,24 @@ SAMPLE_SCHEMA: dict[str, pa.DataType] = {
     "queue": pa.int64(),
     "bytes": pa.int64(),
 }
-SCHEMAS = {"flows": FLOW_SCHEMA, "queues": QUEUE_SCHEMA, "samples": SAMPLE_SCHEMA}
+TRACE_SCHEMA: dict[str, pa.DataType] = {
+    "t_s": pa.float64(),
+    "flow_id": pa.int64(),
+    "cwnd": pa.int64(),
+    "ssthresh": pa.float64(),
+    "srtt_s": pa.float64(),
+    "rto_s": pa.float64(),
+    "bytes_acked": pa.int64(),
+    "inflight": pa.int64(),
+    "rate_bps": pa.float64(),
+    "alpha": pa.float64(),
+}
+SCHEMAS = {
+    "flows": FLOW_SCHEMA,
+    "queues": QUEUE_SCHEMA,
+    "samples": SAMPLE_SCHEMA,
+    "traces": TRACE_SCHEMA,
+}
 
 # Fixed writer options: same input, same bytes.
 _PARQUET_OPTS: dict[str, Any] = {
@@ -160,7 +184,8 @@ class Results:
     ``flows``: one row per flow (see docs/python-api.md for the columns); ``queues``: one row per
     switch/host egress queue; ``samples``: optional queue-length time series (may be empty);
     ``meta``: seed, versions, events, packet_hops, wall_s, config_hash, ...; ``scenario``: the
-    normalized scenario that produced them.
+    normalized scenario that produced them; ``traces``: optional per-flow sender time series
+    (``output.trace_flows``; may be empty).
     """
 
     flows: pd.DataFrame
@@ -169,6 +194,7 @@ class Results:
     meta: dict[str, Any] = field(default_factory=dict)
     scenario: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    traces: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     # -- construction ------------------------------------------------------------------------
 
@@ -194,7 +220,14 @@ class Results:
         meta["config_hash"] = config_hash
         if extra_meta:
             meta.update(extra_meta)
-        return cls(tables["flows"], tables["queues"], tables["samples"], meta, scenario)
+        return cls(
+            tables["flows"],
+            tables["queues"],
+            tables["samples"],
+            meta,
+            scenario,
+            traces=tables["traces"],
+        )
 
     # -- persistence -------------------------------------------------------------------------
 
@@ -310,7 +343,13 @@ def load(directory: str | os.PathLike[str]) -> Results:
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
     return Results(
-        tables["flows"], tables["queues"], tables["samples"], meta, scenario, path=d.absolute()
+        tables["flows"],
+        tables["queues"],
+        tables["samples"],
+        meta,
+        scenario,
+        path=d.absolute(),
+        traces=tables["traces"],
     )
 
 

@@ -150,7 +150,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     traces.set_item("t_s", &t.t_s)?;
     cols_u64(py, &traces, "flow_id", &t.flow_id)?;
     cols_u64(py, &traces, "cwnd", &t.cwnd)?;
-    cols_u64(py, &traces, "ssthresh", &t.ssthresh)?;
+    traces.set_item("ssthresh", &t.ssthresh)?;
     traces.set_item("srtt_s", &t.srtt_s)?;
     traces.set_item("rto_s", &t.rto_s)?;
     cols_u64(py, &traces, "bytes_acked", &t.bytes_acked)?;

@@ -74,7 +74,8 @@ pub struct TraceTable {
     pub t_s: Vec<f64>,
     pub flow_id: Vec<u64>,
     pub cwnd: Vec<u64>,
-    pub ssthresh: Vec<u64>,
+    /// Slow-start threshold in bytes (infinite until the first reduction).
+    pub ssthresh: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub rto_s: Vec<f64>,
     pub bytes_acked: Vec<u64>,
@@ -165,7 +166,7 @@ impl Sim {
             t.t_s.push(to_secs(r.t));
             t.flow_id.push(r.flow as u64);
             t.cwnd.push(r.cwnd);
-            t.ssthresh.push(r.ssthresh);
+            t.ssthresh.push(if r.ssthresh >= u64::MAX / 2 { f64::INFINITY } else { r.ssthresh as f64 });
             t.srtt_s.push(opt_s(r.srtt));
             t.rto_s.push(to_secs(r.rto));
             t.bytes_acked.push(r.snd_una);
