@@ -21,8 +21,13 @@ pub enum PktKind {
     Ack,
     /// Open-loop test traffic (counted at the receiver, no transport).
     Raw,
-    /// Small control/probe packet (schemes).
+    /// Small control/probe packet (schemes, TCP+ probes).
     Probe,
+    /// Connection set-up (SYN) and its reply (SYN-ACK), when handshakes are modelled.
+    Syn,
+    SynAck,
+    /// Connection tear-down, sent once the sender has everything acknowledged.
+    Fin,
 }
 
 /// Per-packet flag bits.

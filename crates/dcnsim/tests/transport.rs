@@ -208,3 +208,56 @@ fn incast_times_out_with_tcp_and_less_with_dctcp() {
     assert!(a > 0, "TCP incast must time out");
     assert!(b < a, "DCTCP must time out less ({b} vs {a})");
 }
+
+fn one_flow(handshake: bool, extra_switch: &str) -> RunOutput {
+    run(&format!(
+        r#"{{
+        "topology": {{"kind": "star", "hosts": 2, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+        "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}} {extra_switch}}},
+        "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+        "transports": {{"t": {{"cc": "cubic", "handshake": {handshake}}}}},
+        "classes": [{{"name": "a", "transport": "t", "workload": {{"kind": "flows", "list": [{{"src": 0, "dst": 1, "size": "1460B", "start": 0}}]}}}}],
+        "run": {{"duration": "1ms", "horizon": "100ms"}}
+    }}"#
+    ))
+}
+
+#[test]
+fn handshake_costs_one_round_trip_of_header_packets() {
+    let plain = one_flow(false, "");
+    let hs = one_flow(true, "");
+    // SYN and SYN-ACK are 84-byte frames (min wire) crossing two 10G hops each way + 4 × 1 µs.
+    let syn_rtt = 4.0 * (84.0 * 8.0 / 10e9) + 4.0 * 1e-6;
+    let extra = hs.flows.fct_s[0] - plain.flows.fct_s[0];
+    assert!(
+        (extra - syn_rtt).abs() < 1e-12,
+        "extra {extra} vs {syn_rtt}"
+    );
+    assert_eq!(hs.flows.rto_count[0], 0);
+    // the FIN crosses the fabric after the last ACK: 3 more packets, 6 more link transmissions
+    assert_eq!(hs.meta.packet_hops, plain.meta.packet_hops + 6);
+}
+
+#[test]
+fn lost_syn_is_retried_after_the_initial_rto() {
+    // A 20-packet burst from h1 at 40G into the 10G core link with a 1-packet queue keeps
+    // that queue full while h0's SYN arrives: the SYN is dropped.
+    let out = run(r#"{
+        "topology": {"kind": "dumbbell", "left": 2, "right": 1,
+                     "host_link": {"rate": "40Gbps", "delay": "1us"}, "core_link": {"rate": "10Gbps", "delay": "1us"}},
+        "switch": {"queues": 1, "scheduler": {"kind": "fifo"}, "port_limit": "1pkt"},
+        "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
+        "transports": {"t": {"cc": "cubic", "handshake": true, "rto_min": "1ms"}},
+        "classes": [{"name": "a", "transport": "t", "workload": {"kind": "flows", "list": [{"src": 0, "dst": 2, "size": "1460B", "start": "10us"}]}}],
+        "sources": [{"src": 1, "dst": 2, "rate": "40Gbps", "start": "9us", "count": 20, "burst": 20}],
+        "run": {"duration": "1ms", "horizon": "100ms"}
+    }"#);
+    assert!(out.flows.completed[0]);
+    assert!(out.meta.dropped >= 1);
+    // the retried SYN went out one initial RTO (= rto_min, 1 ms) after the first
+    assert!(
+        out.flows.fct_s[0] > 1e-3 && out.flows.fct_s[0] < 1.1e-3,
+        "{}",
+        out.flows.fct_s[0]
+    );
+}

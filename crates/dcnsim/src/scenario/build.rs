@@ -260,6 +260,7 @@ impl Scenario {
                 ));
             }
             sim.flows.transports.push(TransportRt {
+                handshake: t.handshake,
                 kind: if t.kind == TransportKindName::Nearopt {
                     TransportKind::NearOpt
                 } else {

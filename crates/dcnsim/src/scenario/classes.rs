@@ -82,6 +82,10 @@ pub struct TransportConfig {
     pub nearopt_period: Option<Dur>,
     /// Near-Opt rate floor (0: a flow with no available rate pauses).
     pub nearopt_min_rate: Bw,
+    /// Model the connection handshake: a SYN / SYN-ACK exchange (header-only packets) before
+    /// the first data, and a FIN after the last ACK. Off by default: flows start sending at
+    /// their start time. The FCT is always measured from the flow's start time.
+    pub handshake: bool,
     /// TCP+ cross-queue congestion notification (LPF §5): send high-priority probes and halt
     /// while their echoes come back marked. Needs `[scheme] kind = "cqcn"` at the switches.
     pub cqcn: bool,
@@ -131,6 +135,7 @@ impl Default for TransportConfig {
             cubic_fast_convergence: t.cubic_fast_convergence,
             cubic_tcp_friendly: t.cubic_tcp_friendly,
             kind: TransportKindName::Tcp,
+            handshake: false,
             nearopt_period: None,
             nearopt_min_rate: Bw(0),
             cqcn: false,

@@ -282,7 +282,7 @@ impl Scheme for Pias {
                 AckQueue::Highest => pkt.class = 0,
                 AckQueue::Class => {}
             },
-            PktKind::Raw | PktKind::Probe => {}
+            PktKind::Raw | PktKind::Probe | PktKind::Syn | PktKind::SynAck | PktKind::Fin => {}
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct CqcnRt {
 #[derive(Clone, Debug)]
 pub struct TransportRt {
     pub kind: TransportKind,
+    /// Model the SYN / SYN-ACK exchange before data (and a FIN after it).
+    pub handshake: bool,
     pub cqcn: Option<CqcnRt>,
     pub tcp: TcpConfig,
     /// Header bytes added to every data segment's payload on the wire.
@@ -209,6 +211,9 @@ struct FlowState {
     queue: usize,
     /// TCP+: the sender is halted by a marked probe echo.
     halted: bool,
+    /// Handshake modelled and the SYN-ACK not yet received.
+    syn_pending: bool,
+    syn_tries: u32,
     rto_at: Time,
     delack_at: Time,
     fate: Fate,
@@ -278,10 +283,9 @@ impl Sim {
     }
 
     pub(super) fn on_flow_start(&mut self, f: u32) {
-        let now = self.now();
         let d = &self.flows.desc[f as usize];
         let t = &self.flows.transports[d.transport as usize];
-        let (kind, cqcn) = (t.kind, t.cqcn);
+        let (kind, handshake) = (t.kind, t.handshake);
         let tx = match kind {
             TransportKind::Tcp => Tx::Tcp(TcpSender::new(&t.tcp, d.size)),
             TransportKind::NearOpt => {
@@ -302,6 +306,8 @@ impl Sim {
             path,
             queue,
             halted: false,
+            syn_pending: handshake,
+            syn_tries: 0,
             rto_at: NEVER,
             delack_at: NEVER,
             fate: Fate::default(),
@@ -309,9 +315,72 @@ impl Sim {
             rto_pending: false,
         };
         self.flows.state[f as usize] = Some(Box::new(st));
-        if let Some(c) = cqcn {
+        if handshake {
+            self.send_syn(f);
+            return;
+        }
+        self.establish(f);
+    }
+
+    /// Sends the SYN of flow `f` and arms its retry timer (RFC 6298 §2.1: the initial RTO,
+    /// doubled per retry).
+    fn send_syn(&mut self, f: u32) {
+        let now = self.now();
+        let d = &self.flows.desc[f as usize];
+        let t = &self.flows.transports[d.transport as usize];
+        let (src, dst, class, entropy, wire, rto) =
+            (d.src, d.dst, d.class, d.entropy, t.ack_wire, t.tcp.rto_init);
+        let st = self.flows.state[f as usize].as_mut().unwrap();
+        let at = now + (rto << st.syn_tries.min(20));
+        st.syn_tries += 1;
+        st.rto_at = at;
+        self.ev.push(at, Event::Rto(f));
+        let mut p = Packet::new(PktKind::Syn, f, src, dst, 0, wire);
+        p.class = class;
+        p.entropy = entropy;
+        p.ts = now;
+        let id = self.new_packet(p);
+        self.host_send(src, id);
+    }
+
+    /// A SYN reached the receiver (reply with a SYN-ACK) or a SYN-ACK reached the sender
+    /// (the connection is established: data may flow).
+    pub(super) fn on_handshake_rx(&mut self, id: PktId) {
+        let p = *self.arena.get(id);
+        let f = p.flow;
+        let Some(d) = self.flows.desc.get(f as usize) else {
+            return;
+        };
+        if p.kind == PktKind::Syn {
+            let wire = self.flows.transports[d.transport as usize].ack_wire;
+            let mut r = Packet::new(PktKind::SynAck, f, d.dst, d.src, 0, wire);
+            r.class = d.ack_class;
+            r.entropy = d.entropy;
+            r.ts = p.ts;
+            let src = d.dst;
+            let rid = self.new_packet(r);
+            self.host_send(src, rid);
+            return;
+        }
+        let Some(st) = self.flows.state[f as usize].as_mut() else {
+            return;
+        };
+        if !st.syn_pending {
+            return; // a duplicate SYN-ACK
+        }
+        st.syn_pending = false;
+        st.rto_at = NEVER;
+        self.establish(f);
+    }
+
+    /// Starts the data transfer of flow `f`.
+    fn establish(&mut self, f: u32) {
+        let now = self.now();
+        let d = &self.flows.desc[f as usize];
+        let t = &self.flows.transports[d.transport as usize];
+        let (kind, cqcn) = (t.kind, t.cqcn);
+        if cqcn.is_some() {
             self.ev.push(now, Event::Probe(f));
-            let _ = c;
         }
         if kind == TransportKind::NearOpt {
             let st = self.flows.state[f as usize].as_ref().unwrap();
@@ -589,6 +658,10 @@ impl Sim {
             return; // superseded by an earlier check that rescheduled
         }
         st.rto_at = NEVER;
+        if st.syn_pending {
+            self.send_syn(f);
+            return;
+        }
         if matches!(st.tx.rto_deadline(), Some(d) if d <= now) {
             let mut segs = std::mem::take(&mut self.flows.segs);
             segs.clear();
@@ -643,6 +716,16 @@ impl Sim {
             if matches!(st.tx, Tx::NearOpt(_)) {
                 let (q, path) = (st.queue, std::mem::take(&mut st.path));
                 self.nearopt.remove_flow(f, q, &path);
+            }
+            let d = &self.flows.desc[f as usize];
+            let t = &self.flows.transports[d.transport as usize];
+            if t.handshake {
+                let mut p = Packet::new(PktKind::Fin, f, d.src, d.dst, 0, t.ack_wire);
+                p.class = d.class;
+                p.entropy = d.entropy;
+                let src = d.src;
+                let id = self.new_packet(p);
+                self.host_send(src, id);
             }
             // The receiver has everything; any stray copies still in flight are ignored.
             self.flows.state[f as usize] = None;

@@ -358,6 +358,8 @@ impl Sim {
             PktKind::Probe => self.on_probe_rx(id),
             PktKind::Data => self.on_data_rx(id),
             PktKind::Ack => self.on_ack_rx(id),
+            PktKind::Syn | PktKind::SynAck => self.on_handshake_rx(id),
+            PktKind::Fin => {}
         }
         self.arena.free(id);
     }

@@ -166,7 +166,11 @@ impl Sim {
             t.t_s.push(to_secs(r.t));
             t.flow_id.push(r.flow as u64);
             t.cwnd.push(r.cwnd);
-            t.ssthresh.push(if r.ssthresh >= u64::MAX / 2 { f64::INFINITY } else { r.ssthresh as f64 });
+            t.ssthresh.push(if r.ssthresh >= u64::MAX / 2 {
+                f64::INFINITY
+            } else {
+                r.ssthresh as f64
+            });
             t.srtt_s.push(opt_s(r.srtt));
             t.rto_s.push(to_secs(r.rto));
             t.bytes_acked.push(r.snd_una);
