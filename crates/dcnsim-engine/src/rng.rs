@@ -33,7 +33,12 @@ pub fn mix64(words: &[u64]) -> u64 {
 impl Rng {
     pub fn new(seed: u64) -> Self {
         let mut x = seed;
-        let s = [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)];
+        let s = [
+            splitmix64(&mut x),
+            splitmix64(&mut x),
+            splitmix64(&mut x),
+            splitmix64(&mut x),
+        ];
         Rng { s }
     }
 
@@ -89,8 +94,14 @@ mod tests {
     fn streams_are_independent_and_reproducible() {
         let a: Vec<u64> = (0..4).map(|_| Rng::stream(1, 2, 3).next_u64()).collect();
         assert!(a.iter().all(|&x| x == a[0]));
-        assert_ne!(Rng::stream(1, 2, 3).next_u64(), Rng::stream(1, 2, 4).next_u64());
-        assert_ne!(Rng::stream(1, 2, 3).next_u64(), Rng::stream(2, 2, 3).next_u64());
+        assert_ne!(
+            Rng::stream(1, 2, 3).next_u64(),
+            Rng::stream(1, 2, 4).next_u64()
+        );
+        assert_ne!(
+            Rng::stream(1, 2, 3).next_u64(),
+            Rng::stream(2, 2, 3).next_u64()
+        );
     }
     #[test]
     fn uniform_mean() {

@@ -219,7 +219,10 @@ mod tests {
             assert_eq!(split_tag(prim.tag), (i as u32 + 1, false));
             assert_eq!(split_tag(dup.tag), (i as u32 + 1, true));
             assert_eq!(prim.dst, dup.dst, "both copies answer the same client");
-            assert_ne!(prim.src, dup.src, "primary and duplicate come from distinct servers");
+            assert_ne!(
+                prim.src, dup.src,
+                "primary and duplicate come from distinct servers"
+            );
             assert_ne!(prim.src, prim.dst);
             assert_ne!(dup.src, dup.dst);
             assert_eq!((prim.size, prim.start), (dup.size, dup.start));
@@ -240,7 +243,11 @@ mod tests {
             .filter(|x| !split_tag(x.tag).1)
             .map(|x| x.size)
             .sum();
-        let dup_bytes: u64 = f.iter().filter(|x| split_tag(x.tag).1).map(|x| x.size).sum();
+        let dup_bytes: u64 = f
+            .iter()
+            .filter(|x| split_tag(x.tag).1)
+            .map(|x| x.size)
+            .sum();
         assert_eq!(prim_bytes, dup_bytes);
         let offered = prim_bytes as f64 * 8.0 / 2.0 / (4.0 * G10 as f64);
         assert!((offered / 0.3 - 1.0).abs() < 0.03, "offered {offered}");
@@ -254,7 +261,13 @@ mod tests {
     #[test]
     fn streams_are_independent_of_sizes() {
         let hosts = Hosts::star(6, G10);
-        let a = das(&DasSpec::new(SizeDist::Fixed(1000), 0.2, 0, MS), &hosts, 5, 2).unwrap();
+        let a = das(
+            &DasSpec::new(SizeDist::Fixed(1000), 0.2, 0, MS),
+            &hosts,
+            5,
+            2,
+        )
+        .unwrap();
         let b = das(
             &DasSpec::new(SizeDist::Uniform { lo: 1, hi: 1999 }, 0.2, 0, MS),
             &hosts,
@@ -266,7 +279,13 @@ mod tests {
             v.iter().map(|x| (x.src, x.dst, x.start, x.tag)).collect()
         };
         assert_eq!(key(&a), key(&b));
-        let c = das(&DasSpec::new(SizeDist::Fixed(1000), 0.2, 0, MS), &hosts, 6, 2).unwrap();
+        let c = das(
+            &DasSpec::new(SizeDist::Fixed(1000), 0.2, 0, MS),
+            &hosts,
+            6,
+            2,
+        )
+        .unwrap();
         assert_ne!(key(&a), key(&c));
     }
 

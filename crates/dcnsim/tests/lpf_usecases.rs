@@ -82,7 +82,10 @@ fn das_pairs_a_high_primary_with_a_low_duplicate_per_request() {
     let f = &out.flows;
     let mut by_req: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for i in 0..f.tag.len() {
-        assert!(f.tag[i] >= 1 && f.tag[i] < 1 << 31, "bare request id in results");
+        assert!(
+            f.tag[i] >= 1 && f.tag[i] < 1 << 31,
+            "bare request id in results"
+        );
         by_req.entry(f.tag[i]).or_default().push(i);
     }
     assert!(by_req.len() > 20, "{} requests", by_req.len());
@@ -107,9 +110,8 @@ fn config_errors_name_the_key() {
         )
     };
     let poisson = r#"{"kind": "poisson", "load": 0.3, "sizes": {"fixed": "10KB"}}"#;
-    let das = |k: &str| {
-        format!(r#"{{"kind": "das", "load": 0.3, "sizes": {{"fixed": "10KB"}} {k}}}"#)
-    };
+    let das =
+        |k: &str| format!(r#"{{"kind": "das", "load": 0.3, "sizes": {{"fixed": "10KB"}} {k}}}"#);
     let cases = [
         (
             cls(r#", "large": {"threshold": "1MB", "priority": 2}"#, poisson),
@@ -145,7 +147,10 @@ fn config_errors_name_the_key() {
             "at least two servers",
         ),
         (
-            cls("", &das(r#", "load": 0"#).replacen(r#""load": 0.3, "#, "", 1)),
+            cls(
+                "",
+                &das(r#", "load": 0"#).replacen(r#""load": 0.3, "#, "", 1),
+            ),
             "classes[0].workload.load",
             "(0, 1]",
         ),
@@ -160,5 +165,8 @@ fn config_errors_name_the_key() {
         r#", "large": {"threshold": "1MB", "priority": 1, "prio": 1}"#,
         poisson,
     ));
-    assert!(m.contains("unknown field") && p.contains("large"), "{p}: {m}");
+    assert!(
+        m.contains("unknown field") && p.contains("large"),
+        "{p}: {m}"
+    );
 }

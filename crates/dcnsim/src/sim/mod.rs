@@ -290,11 +290,9 @@ impl Sim {
     pub fn run(&mut self, until: Time, budget: u64) -> u64 {
         let mut n = 0;
         while n < budget {
-            match self.ev.peek_time() {
-                Some(t) if t <= until => {}
-                _ => break,
-            }
-            let (t, e) = self.ev.pop().unwrap();
+            let Some((t, e)) = self.ev.pop_until(until) else {
+                break;
+            };
             self.dispatch(e);
             n += 1;
             if t >= self.stop_min
