@@ -193,3 +193,44 @@ fn tcp_plus_halts_on_marked_probes_and_resumes() {
     // It resumed: the flow finished soon after the high-priority burst ended (3 ms).
     assert!(plus.flows.fct_s[0] < 3e-3 + 5e-3, "{}", plus.flows.fct_s[0]);
 }
+
+/// LPF Fig. 10's scavengers through the real fabric: a LEDBAT or TCP-LP flow sharing a FIFO
+/// bottleneck with a CUBIC flow yields most of the link; alone it fills it.
+#[test]
+fn ledbat_and_tcp_lp_yield_to_tcp_on_a_shared_fifo() {
+    for cc in ["ledbat", "tcp_lp"] {
+        let json = |with_tcp: bool| {
+            let tcp = if with_tcp {
+                r#", {"name": "tcp", "transport": "cubic", "workload": {"kind": "flows", "list": [{"src": 1, "dst": 2, "size": "200MB", "start": 0}]}}"#
+            } else {
+                ""
+            };
+            format!(
+                r#"{{
+                "topology": {{"kind": "star", "hosts": 3, "link": {{"rate": "10Gbps", "delay": "25us"}}}},
+                "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "4MB"}},
+                "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+                "transports": {{"s": {{"cc": "{cc}", "ledbat_target": "1ms", "rwnd": "8MB"}}}},
+                "classes": [{{"name": "scavenger", "transport": "s", "workload": {{"kind": "flows", "list": [{{"src": 0, "dst": 2, "size": "200MB", "start": 0}}]}}}}{tcp}],
+                "output": {{"trace_flows": [0], "trace_interval": "1ms"}},
+                "run": {{"duration": "1ms", "horizon": "60ms", "drain": true}}
+            }}"#
+            )
+        };
+        // Bytes the scavenger got acknowledged between 20 and 60 ms.
+        let acked = |out: &RunOutput| {
+            let t = &out.traces;
+            let at = |x: f64| (0..t.t_s.len()).filter(|&i| t.t_s[i] <= x + 1e-9).map(|i| t.bytes_acked[i]).last().unwrap_or(0) as f64;
+            (at(0.060) - at(0.020)) * 8.0 / 0.040
+        };
+        let alone = acked(&run(&json(false)));
+        let shared = acked(&run(&json(true)));
+        let payload = 10e9 * 1460.0 / 1538.0;
+        eprintln!("{cc}: alone {:.2} Gb/s, against CUBIC {:.2} Gb/s", alone / 1e9, shared / 1e9);
+        // Measured: LEDBAT alone 9.49 Gb/s (all of it); TCP-LP alone 7.2 Gb/s — its early
+        // congestion indication (15% of the delay range, with the range set by the initial
+        // burst) halves the window below the BDP (see dcnsim-transport's tcp_lp.rs).
+        assert!(alone > 0.7 * payload, "{cc} alone should use most of the link: {alone:.3e}");
+        assert!(shared < 0.2 * payload, "{cc} should yield to CUBIC: {shared:.3e}");
+    }
+}
