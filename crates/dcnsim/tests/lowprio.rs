@@ -220,17 +220,74 @@ fn ledbat_and_tcp_lp_yield_to_tcp_on_a_shared_fifo() {
         // Bytes the scavenger got acknowledged between 20 and 60 ms.
         let acked = |out: &RunOutput| {
             let t = &out.traces;
-            let at = |x: f64| (0..t.t_s.len()).filter(|&i| t.t_s[i] <= x + 1e-9).map(|i| t.bytes_acked[i]).last().unwrap_or(0) as f64;
+            let at = |x: f64| {
+                (0..t.t_s.len())
+                    .filter(|&i| t.t_s[i] <= x + 1e-9)
+                    .map(|i| t.bytes_acked[i])
+                    .last()
+                    .unwrap_or(0) as f64
+            };
             (at(0.060) - at(0.020)) * 8.0 / 0.040
         };
         let alone = acked(&run(&json(false)));
         let shared = acked(&run(&json(true)));
         let payload = 10e9 * 1460.0 / 1538.0;
-        eprintln!("{cc}: alone {:.2} Gb/s, against CUBIC {:.2} Gb/s", alone / 1e9, shared / 1e9);
+        eprintln!(
+            "{cc}: alone {:.2} Gb/s, against CUBIC {:.2} Gb/s",
+            alone / 1e9,
+            shared / 1e9
+        );
         // Measured: LEDBAT alone 9.49 Gb/s (all of it); TCP-LP alone 7.2 Gb/s — its early
         // congestion indication (15% of the delay range, with the range set by the initial
         // burst) halves the window below the BDP (see dcnsim-transport's tcp_lp.rs).
-        assert!(alone > 0.7 * payload, "{cc} alone should use most of the link: {alone:.3e}");
-        assert!(shared < 0.2 * payload, "{cc} should yield to CUBIC: {shared:.3e}");
+        assert!(
+            alone > 0.7 * payload,
+            "{cc} alone should use most of the link: {alone:.3e}"
+        );
+        assert!(
+            shared < 0.2 * payload,
+            "{cc} should yield to CUBIC: {shared:.3e}"
+        );
     }
+}
+
+/// Near-Opt's loss information at the drop (`nearopt_loss = "immediate"`) resends lost
+/// segments without waiting for a timeout; both variants retransmit only real losses.
+#[test]
+fn nearopt_immediate_loss_information_skips_the_timeout() {
+    let run_with = |loss: &str| {
+        run(&format!(
+            r#"{{
+            "topology": {{"kind": "star", "hosts": 3, "link": {{"rate": "10Gbps", "delay": "5us"}}}},
+            "switch": {{"queues": 2, "queue_limit": ["1000pkt", "3pkt"]}},
+            "host": {{"queues": 2}},
+            "transports": {{"no": {{"kind": "nearopt", "nearopt_loss": "{loss}", "rto_min": "1ms"}}}},
+            "classes": [{{"name": "a", "priority": 1, "transport": "no", "workload": {{"kind": "flows", "list": [{{"src": 0, "dst": 2, "size": "300KB", "start": 0}}]}}}}],
+            "sources": [{{"src": 1, "dst": 2, "rate": "10Gbps", "priority": 0, "start": "60us", "stop": "100us"}}],
+            "run": {{"duration": "1ms", "horizon": "1s"}}
+        }}"#
+        ))
+    };
+    // A high-priority burst takes the link at 60 µs: the low-priority packets already sent
+    // at the previous round's rate pile up in a 3-packet queue and some are dropped.
+    let late = run_with("timeout");
+    let now = run_with("immediate");
+    for o in [&late, &now] {
+        assert!(o.flows.completed[0]);
+        assert!(o.flows.drops[0] > 0);
+        assert_eq!(o.flows.spurious_retx[0], 0);
+        assert_eq!(
+            o.flows.retx_pkts[0], o.flows.drops[0],
+            "every drop resent once, nothing else"
+        );
+    }
+    assert!(
+        late.flows.fct_s[0] > 1e-3,
+        "timeout variant waits ≥ RTO_min"
+    );
+    assert!(
+        now.flows.fct_s[0] < 0.5e-3,
+        "immediate variant does not: {}",
+        now.flows.fct_s[0]
+    );
 }

@@ -261,6 +261,7 @@ impl Scenario {
             }
             sim.flows.transports.push(TransportRt {
                 handshake: t.handshake,
+                nearopt_immediate: t.nearopt_loss == NearOptLoss::Immediate,
                 kind: if t.kind == TransportKindName::Nearopt {
                     TransportKind::NearOpt
                 } else {

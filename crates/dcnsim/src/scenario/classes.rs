@@ -42,6 +42,14 @@ pub enum TransportKindName {
     Nearopt,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NearOptLoss {
+    #[default]
+    Timeout,
+    Immediate,
+}
+
 /// TCP-family settings (`[transports.<name>]`). MSS comes from `[packet]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -82,6 +90,9 @@ pub struct TransportConfig {
     pub nearopt_period: Option<Dur>,
     /// Near-Opt rate floor (0: a flow with no available rate pauses).
     pub nearopt_min_rate: Bw,
+    /// When Near-Opt learns of a loss: `timeout` (the paper's description: at the sender's
+    /// retransmission timeout the drop record is consulted) or `immediate` (at the drop).
+    pub nearopt_loss: NearOptLoss,
     /// Model the connection handshake: a SYN / SYN-ACK exchange (header-only packets) before
     /// the first data, and a FIN after the last ACK. Off by default: flows start sending at
     /// their start time. The FCT is always measured from the flow's start time.
@@ -138,6 +149,7 @@ impl Default for TransportConfig {
             handshake: false,
             nearopt_period: None,
             nearopt_min_rate: Bw(0),
+            nearopt_loss: NearOptLoss::Timeout,
             cqcn: false,
             cqcn_interval: Dur::us(100),
             cqcn_probe: Bytes(64),

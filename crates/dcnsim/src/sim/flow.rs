@@ -44,6 +44,8 @@ pub struct TransportRt {
     pub kind: TransportKind,
     /// Model the SYN / SYN-ACK exchange before data (and a FIN after it).
     pub handshake: bool,
+    /// Near-Opt learns of drops when they happen instead of at its timeout.
+    pub nearopt_immediate: bool,
     pub cqcn: Option<CqcnRt>,
     pub tcp: TcpConfig,
     /// Header bytes added to every data segment's payload on the wire.
@@ -644,8 +646,20 @@ impl Sim {
         let c = self.flows.drop_count.entry((f, seq)).or_insert(0);
         *c += 1;
         rec.max_pkt_drops = rec.max_pkt_drops.max(*c);
+        let immediate =
+            self.flows.transports[self.flows.desc[f as usize].transport as usize].nearopt_immediate;
         if let Some(st) = self.flows.state[f as usize].as_mut() {
             st.fate.dec(seq / st.mss);
+            // Near-Opt with immediate loss information (mechanisms §4.12, CHOICE): the oracle
+            // learns of the drop at once and the sender resends at its next pacing slot.
+            if let (true, Tx::NearOpt(tx)) = (immediate, &mut st.tx) {
+                if st.fate.get(seq / st.mss) == 0 && !st.rx.has(seq) {
+                    tx.requeue(seq);
+                }
+            }
+        }
+        if immediate {
+            self.sync_pace(f);
         }
     }
 

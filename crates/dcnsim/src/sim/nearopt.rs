@@ -123,6 +123,14 @@ impl NearOptSender {
         true
     }
 
+    /// Queues `seq` for retransmission (immediate loss information); no-op if queued already.
+    /// It goes out at the next pacing slot.
+    pub fn requeue(&mut self, seq: u64) {
+        if seq >= self.snd_una && seq < self.snd_nxt && !self.retx.contains(&seq) {
+            self.retx.push_back(seq);
+        }
+    }
+
     /// Cumulative ACK processing: RTT sample from the echoed timestamp, timer restart.
     pub fn on_ack(&mut self, now: Time, ack: &Ack) {
         if ack.ack > self.snd_una && ack.ack <= self.snd_nxt {
