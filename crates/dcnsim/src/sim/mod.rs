@@ -517,9 +517,12 @@ impl Sim {
             ),
             1 => c[0],
             n => {
-                let h =
-                    dcnsim_engine::rng::mix64(&[entropy as u64, self.nodes[node as usize].salt]);
-                c[((h as u128 * n as u128) >> 64) as usize]
+                // Per-switch salted multiplicative hash of the flow's entropy (itself a
+                // uniform hash of the flow): switches split the same flows independently,
+                // and a flow always takes the same port.
+                let salt = self.nodes[node as usize].salt;
+                let h = ((entropy as u64) ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+                c[((h * n as u64) >> 32) as usize]
             }
         }
     }
