@@ -3,7 +3,6 @@
 
 use super::classes::*;
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
-use crate::net::Profile;
 use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
@@ -199,28 +198,11 @@ impl Scenario {
     pub fn build(&self, files: &dyn FileReader) -> Result<Built, ConfigError> {
         self.check()?;
         let g = self.topology.build()?;
-        let profiles = vec![Profile::host(&self.host), Profile::switch(&self.switch)];
-        let of_node: Vec<u16> = g
-            .nodes
-            .iter()
-            .map(|n| if n.kind == NodeKind::Host { 0 } else { 1 })
-            .collect();
-        let pools: Vec<u64> = g
-            .nodes
-            .iter()
-            .map(|n| {
-                if n.kind == NodeKind::Switch {
-                    self.switch.shared_buffer.map(|b| b.0).unwrap_or(0)
-                } else {
-                    0
-                }
-            })
-            .collect();
         let ecmp = match self.routing.ecmp {
             EcmpMode::PerFlow => Ecmp::PerFlow,
             EcmpMode::PerPacket => Ecmp::PerPacket,
         };
-        let mut sim = Sim::new(&g, profiles, &of_node, &pools, self.seed, ecmp);
+        let mut sim = Sim::with_configs(&g, &self.switch, &self.host, self.seed, ecmp);
         // The scenario's `[scheme]` (its hooks run only when it is not `none`).
         sim.scheme = crate::scheme::AnyScheme::build(&self.scheme);
         let n_hosts = g.n_hosts();
