@@ -8,7 +8,7 @@
 //!
 //! Invariants: α ∈ [0, 1]; after a reduction `cwnd == ssthresh >= 2·mss` (Linux floor).
 
-use super::{reno_avoidance, reno_ssthresh, slow_start, CcCtx, CongestionControl, Window};
+use super::{CcCtx, CongestionControl, NewReno, Window};
 use crate::tcp::TcpConfig;
 
 #[derive(Clone, Debug)]
@@ -18,7 +18,8 @@ pub struct Dctcp {
     window_end: u64,
     bytes_acked: u64,
     bytes_marked: u64,
-    bytes_acc: u64,
+    /// Window arithmetic outside ECN reactions is NewReno's (RFC 8257 §3.5).
+    reno: NewReno,
 }
 
 impl Dctcp {
@@ -29,28 +30,19 @@ impl Dctcp {
             window_end: 0,
             bytes_acked: 0,
             bytes_marked: 0,
-            bytes_acc: 0,
+            reno: NewReno::default(),
         }
     }
 }
 
 impl CongestionControl for Dctcp {
-    fn on_ack(&mut self, w: &mut Window, acked: u64, _ctx: &CcCtx) {
-        let mut acked = acked;
-        if w.cwnd < w.ssthresh {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        reno_avoidance(w, acked, &mut self.bytes_acc);
+    fn on_ack(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
+        self.reno.on_ack(w, acked, ctx);
     }
 
     fn on_loss(&mut self, w: &mut Window, ctx: &CcCtx) {
         // RFC 8257 §3.5: on loss, standard halving (RFC 5681 eq. 4).
-        w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
-        w.cwnd = w.ssthresh;
-        self.bytes_acc = 0;
+        self.reno.on_loss(w, ctx);
     }
 
     fn on_ecn(&mut self, w: &mut Window, _ctx: &CcCtx) {
@@ -61,15 +53,11 @@ impl CongestionControl for Dctcp {
         // Additive increase keeps running across ECN cuts (DCTCP's control law is +1 MSS
         // per RTT and −α/2 per marked window); zeroing the byte counter here would stop
         // growth entirely whenever every window carries a mark.
-        self.bytes_acc = self.bytes_acc.min(w.cwnd);
+        self.reno.bytes_acc = self.reno.bytes_acc.min(w.cwnd);
     }
 
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {
-        if first {
-            w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
-        }
-        w.cwnd = w.mss;
-        self.bytes_acc = 0;
+        self.reno.on_rto(w, ctx, first);
     }
 
     fn on_delivered(&mut self, delivered: u64, ece: bool, snd_una: u64, snd_nxt: u64) {

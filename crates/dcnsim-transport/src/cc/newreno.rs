@@ -8,7 +8,7 @@ use super::{reno_avoidance, reno_ssthresh, slow_start, CcCtx, CongestionControl,
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
     /// RFC 3465 §2.1 bytes_acked accumulator for congestion avoidance.
-    bytes_acc: u64,
+    pub(crate) bytes_acc: u64,
 }
 
 impl CongestionControl for NewReno {

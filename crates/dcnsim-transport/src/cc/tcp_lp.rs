@@ -42,9 +42,7 @@
 //!
 //! Invariants: `cwnd >= mss`; `ssthresh >= 2·mss` after any reduction.
 
-use super::{
-    reno_avoidance, reno_ssthresh, slow_start, CcCtx, CongestionControl, OwdSample, Window,
-};
+use super::{CcCtx, CongestionControl, NewReno, OwdSample, Window};
 use crate::tcp::TcpConfig;
 use dcnsim_engine::Time;
 
@@ -63,7 +61,8 @@ pub struct TcpLp {
     reseed: bool,
     /// End of the current inference timeout (no growth before it; ECI before it → 1 MSS).
     itt_end: Time,
-    bytes_acc: u64,
+    /// Growth and loss reactions are TCP's (TCP-LP §III).
+    reno: NewReno,
     /// ECI reactions that halved the window / collapsed it to 1 MSS.
     pub halvings: u64,
     pub collapses: u64,
@@ -81,7 +80,7 @@ impl TcpLp {
             react_end: None,
             reseed: false,
             itt_end: 0,
-            bytes_acc: 0,
+            reno: NewReno::default(),
             halvings: 0,
             collapses: 0,
         }
@@ -116,14 +115,7 @@ impl CongestionControl for TcpLp {
         if self.in_inference(ctx.now) {
             return;
         }
-        let mut acked = acked;
-        if w.cwnd < w.ssthresh {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        reno_avoidance(w, acked, &mut self.bytes_acc);
+        self.reno.on_ack(w, acked, ctx);
     }
 
     fn on_owd(&mut self, w: &mut Window, s: &OwdSample, ctx: &CcCtx, open: bool) -> bool {
@@ -168,24 +160,18 @@ impl CongestionControl for TcpLp {
         self.itt_end = ctx.now.saturating_add((self.itt_rtts * rtt as f64) as Time);
         self.react_end = Some(s.snd_nxt);
         self.reseed = true;
-        self.bytes_acc = 0;
+        self.reno.bytes_acc = 0;
         true
     }
 
     fn on_loss(&mut self, w: &mut Window, ctx: &CcCtx) {
         // TCP-LP §III: losses get TCP's reaction (RFC 5681 eq. 4).
-        w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
-        w.cwnd = w.ssthresh;
-        self.bytes_acc = 0;
+        self.reno.on_loss(w, ctx);
     }
 
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {
         // RFC 5681 §3.1: loss window of one segment.
-        if first {
-            w.ssthresh = reno_ssthresh(ctx.flight_size, w.mss);
-        }
-        w.cwnd = w.mss;
-        self.bytes_acc = 0;
+        self.reno.on_rto(w, ctx, first);
     }
 }
 
