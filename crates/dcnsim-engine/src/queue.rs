@@ -1,20 +1,28 @@
-//! The event queue: a binary min-heap of 16-byte entries keyed on `(time, seq)`.
+//! The event queue: FIFO lanes for fixed-delay events over a binary min-heap, all keyed on
+//! `(time, seq)`.
 //!
 //! `seq` is a global insertion counter, so events scheduled for the same picosecond pop in
 //! the order they were pushed: the run is a pure function of its inputs and seed.
 //!
-//! Each entry is `(time, seq << 30 | event)`: the event is packed into 30 bits (see
-//! [`Packable`]) so an entry is one `u128`: four to a cache line, compared branch-free. The
-//! pop is memory-bound, so halving the entry from 32 bytes mattered (measured with the repo's
-//! benchmark, `dcnsim bench`); a hand-written 4-ary heap measured slower than std's binary
-//! heap, whose pop sifts to the bottom with one compare per level; so did a 256-slot
-//! calendar ring over a heap (more instructions per event under callgrind). `seq` has 34 bits: FIFO order among equal-time events holds for
-//! the first 17 billion pushes of a run and stays deterministic after that.
-//! Cancelled timers are not removed but ignored on pop by their owner (generation counters).
+//! Most events in a network simulation are scheduled a *fixed* delay after the moment they
+//! are pushed: a serialization ends `tx(size)` after it starts, a packet arrives
+//! `tx(size) + propagation` after it starts, a constant-rate source fires every gap. Since
+//! time never goes back, the events pushed with one delay arrive in key order, so a FIFO per
+//! delay (a *lane*) is already sorted: push and pop are O(1), and the minimum is found among
+//! the lane heads (at most 16, contiguous) and the heap top. Delays seen for the first time
+//! take a free or idle lane; everything else (timers, flow starts) goes to the heap.
+//! Measured on the repository's benchmarks against the plain binary heap: 0.70× the time on
+//! the open-loop leaf–spine, 0.72× on the open-loop fat tree, 0.87× on the DCTCP fat tree
+//! (whole-process pairs; a radix heap was 1.37×, a 4-ary heap 1.00×).
+//!
+//! Each entry is `(time, seq << 30 | event)` in one `u128`: the event is packed into 30 bits
+//! (see [`Packable`]). `seq` has 34 bits: FIFO order among equal-time events holds for the
+//! first 17 billion pushes of a run and stays deterministic after that. Cancelled timers are
+//! not removed but ignored on pop by their owner (generation counters).
 
 use crate::time::Time;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// An event that packs into 30 bits.
 pub trait Packable: Copy {
@@ -28,8 +36,23 @@ const PACK_MASK: u64 = (1 << PACK_BITS) - 1;
 /// `time << 64 | seq << 30 | event`: one integer compare orders by (time, seq), branch-free.
 type Entry = u128;
 
+/// Number of FIFO lanes (events scheduled a fixed delay after "now").
+const LANES: usize = 16;
+
+/// A FIFO of events all scheduled the same delay after the moment they were pushed. Because
+/// time never goes back, such events arrive in key order, so the lane stays sorted.
+struct Lane {
+    delay: Time,
+    q: VecDeque<Entry>,
+}
+
 pub struct EventQueue<E> {
+    /// Front key of each lane (u128::MAX when empty), kept contiguous for the minimum scan.
+    heads: [Entry; LANES],
+    lanes: Vec<Lane>,
+    /// Everything else.
     heap: BinaryHeap<Reverse<Entry>>,
+    len: usize,
     seq: u64,
     now: Time,
     popped: u64,
@@ -45,7 +68,10 @@ impl<E: Packable> Default for EventQueue<E> {
 impl<E: Packable> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
+            heads: [Entry::MAX; LANES],
+            lanes: Vec::with_capacity(LANES),
             heap: BinaryHeap::with_capacity(1024),
+            len: 0,
             seq: 0,
             now: 0,
             popped: 0,
@@ -53,7 +79,6 @@ impl<E: Packable> EventQueue<E> {
         }
     }
 
-    /// Current time: the time of the last popped event.
     #[inline]
     pub fn now(&self) -> Time {
         self.now
@@ -71,40 +96,98 @@ impl<E: Packable> EventQueue<E> {
         debug_assert!(bits <= PACK_MASK);
         let e: Entry = ((at as u128) << 64) | ((self.seq << PACK_BITS) | bits) as u128;
         self.seq += 1;
+        self.len += 1;
+        let delay = at - self.now;
+        // A lane for this delay keeps its events sorted for free (see `Lane`).
+        if let Some(i) = self.lanes.iter().position(|l| l.delay == delay) {
+            let l = &mut self.lanes[i];
+            if l.q.is_empty() {
+                self.heads[i] = e;
+            }
+            l.q.push_back(e);
+            return;
+        }
+        if delay > 0 {
+            // A new lane, or an idle one taken over (delays in use change over a run).
+            let i = if self.lanes.len() < LANES {
+                self.lanes.push(Lane {
+                    delay,
+                    q: VecDeque::with_capacity(64),
+                });
+                Some(self.lanes.len() - 1)
+            } else {
+                self.heads.iter().position(|&h| h == Entry::MAX)
+            };
+            if let Some(i) = i {
+                let l = &mut self.lanes[i];
+                l.delay = delay;
+                l.q.push_back(e);
+                self.heads[i] = e;
+                return;
+            }
+        }
         self.heap.push(Reverse(e));
+    }
+
+    /// Pops the earliest event if its time is ≤ `until`, advancing `now` to it.
+    #[inline]
+    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+        // minimum over the lane heads and the heap top
+        let mut best = Entry::MAX;
+        let mut lane = usize::MAX;
+        for (i, &h) in self.heads[..self.lanes.len()].iter().enumerate() {
+            if h < best {
+                best = h;
+                lane = i;
+            }
+        }
+        if let Some(Reverse(top)) = self.heap.peek() {
+            if *top < best {
+                best = *top;
+                lane = usize::MAX;
+            }
+        }
+        if best == Entry::MAX {
+            return None;
+        }
+        let t = (best >> 64) as Time;
+        if t > until {
+            return None;
+        }
+        if lane == usize::MAX {
+            self.heap.pop();
+        } else {
+            let q = &mut self.lanes[lane].q;
+            q.pop_front();
+            self.heads[lane] = q.front().copied().unwrap_or(Entry::MAX);
+        }
+        self.len -= 1;
+        debug_assert!(t >= self.now, "time went backwards");
+        self.now = t;
+        self.popped += 1;
+        Some((t, E::unpack((best as u64 & PACK_MASK) as u32)))
     }
 
     /// Pops the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let Reverse(top) = self.heap.pop()?;
-        let t = (top >> 64) as Time;
-        debug_assert!(t >= self.now, "time went backwards");
-        self.now = t;
-        self.popped += 1;
-        Some((t, E::unpack((top as u64 & PACK_MASK) as u32)))
-    }
-
-    /// Pops the earliest event if its time is ≤ `until`.
-    #[inline]
-    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        match self.heap.peek() {
-            Some(Reverse(e)) if (*e >> 64) as Time <= until => self.pop(),
-            _ => None,
-        }
+        self.pop_until(Time::MAX)
     }
 
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| (e.0 >> 64) as Time)
+        let lanes = self.heads.iter().copied().min().unwrap_or(Entry::MAX);
+        let heap = self.heap.peek().map(|r| r.0).unwrap_or(Entry::MAX);
+        let m = lanes.min(heap);
+        (m != Entry::MAX).then_some((m >> 64) as Time)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
     /// Number of events popped so far.
     pub fn popped(&self) -> u64 {
@@ -158,6 +241,37 @@ mod tests {
                     .enumerate()
                     .min_by_key(|(_, k)| **k)
                     .unwrap();
+                let want = reference.swap_remove(i);
+                assert_eq!(q.peek_time(), Some(want.0));
+                assert_eq!(q.pop(), Some(want));
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+    }
+
+    #[test]
+    fn lanes_keep_order_with_few_fixed_delays_and_lane_takeover() {
+        // 20 fixed delays (more than the 16 lanes, so lanes are reassigned when idle) mixed
+        // with random ones and zero delays; checked against a sorted reference.
+        let mut r = Rng::new(9);
+        let delays: Vec<u64> = (0..20).map(|i| 1000 + 997 * i).collect();
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u32)> = Vec::new();
+        let mut seq = 0u32;
+        for round in 0..60_000u32 {
+            let phase_delays = if round % 20_000 < 10_000 { &delays[..12] } else { &delays[8..] };
+            if r.chance(0.52) || reference.is_empty() {
+                let d = match r.below(10) {
+                    0 => 0,
+                    1 => r.below(50_000),
+                    _ => phase_delays[r.below(phase_delays.len() as u64) as usize],
+                };
+                let at = q.now() + d;
+                q.push(at, seq);
+                reference.push((at, seq));
+                seq += 1;
+            } else {
+                let (i, _) = reference.iter().enumerate().min_by_key(|(_, k)| **k).unwrap();
                 let want = reference.swap_remove(i);
                 assert_eq!(q.peek_time(), Some(want.0));
                 assert_eq!(q.pop(), Some(want));

@@ -468,11 +468,11 @@ impl Sim {
         p.busy_time += dt;
         p.pkts_sent += 1;
         self.counters.packet_hops += 1;
-        let was_empty = p.wire.is_empty();
+        // One Arrive per packet, a fixed delay after now (serialization + propagation):
+        // the event queue keeps such events in O(1) lanes. Arrivals on one wire are in
+        // order, so each Arrive takes the wire's head.
         p.wire.push_back(&mut self.arena, id);
-        if was_empty {
-            self.ev.push(arrive, Event::Arrive(port));
-        }
+        self.ev.push(arrive, Event::Arrive(port));
         if p.backlog() > 0 {
             p.wake_pending = true;
             self.ev.push(now + dt, Event::TxDone(port));
@@ -494,10 +494,6 @@ impl Sim {
             .wire
             .pop_front(&mut self.arena)
             .expect("arrival on an empty wire");
-        if !self.ports[pi].wire.is_empty() {
-            let next = self.arena.get(self.ports[pi].wire.head).arrive;
-            self.ev.push(next, Event::Arrive(port));
-        }
         let peer = self.ports[pi].peer;
         if self.nodes[peer as usize].kind == NodeKind::Host {
             self.host_receive(peer, id);
