@@ -259,7 +259,11 @@ mod tests {
         let mut reference: Vec<(u64, u32)> = Vec::new();
         let mut seq = 0u32;
         for round in 0..60_000u32 {
-            let phase_delays = if round % 20_000 < 10_000 { &delays[..12] } else { &delays[8..] };
+            let phase_delays = if round % 20_000 < 10_000 {
+                &delays[..12]
+            } else {
+                &delays[8..]
+            };
             if r.chance(0.52) || reference.is_empty() {
                 let d = match r.below(10) {
                     0 => 0,
@@ -271,7 +275,11 @@ mod tests {
                 reference.push((at, seq));
                 seq += 1;
             } else {
-                let (i, _) = reference.iter().enumerate().min_by_key(|(_, k)| **k).unwrap();
+                let (i, _) = reference
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, k)| **k)
+                    .unwrap();
                 let want = reference.swap_remove(i);
                 assert_eq!(q.peek_time(), Some(want.0));
                 assert_eq!(q.pop(), Some(want));

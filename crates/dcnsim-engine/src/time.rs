@@ -63,7 +63,7 @@ pub struct TxClock {
 impl TxClock {
     pub fn new(rate: Rate) -> Self {
         let num = 8 * SEC;
-        let ps_per_byte = if rate.0 > 0 && num % rate.0 == 0 {
+        let ps_per_byte = if rate.0 > 0 && num.is_multiple_of(rate.0) {
             num / rate.0
         } else {
             0

@@ -117,9 +117,9 @@ number_or_string!(
 impl Serialize for Bw {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let v = self.0;
-        let txt = if v != 0 && v % 1_000_000_000 == 0 {
+        let txt = if v != 0 && v.is_multiple_of(1_000_000_000) {
             format!("{}Gbps", v / 1_000_000_000)
-        } else if v != 0 && v % 1_000_000 == 0 {
+        } else if v != 0 && v.is_multiple_of(1_000_000) {
             format!("{}Mbps", v / 1_000_000)
         } else {
             format!("{v}bps")
@@ -176,13 +176,13 @@ impl Serialize for Dur {
         let v = self.0;
         let txt = if v == 0 {
             "0s".to_string()
-        } else if v % 1_000_000_000_000 == 0 {
+        } else if v.is_multiple_of(1_000_000_000_000) {
             format!("{}s", v / 1_000_000_000_000)
-        } else if v % 1_000_000_000 == 0 {
+        } else if v.is_multiple_of(1_000_000_000) {
             format!("{}ms", v / 1_000_000_000)
-        } else if v % 1_000_000 == 0 {
+        } else if v.is_multiple_of(1_000_000) {
             format!("{}us", v / 1_000_000)
-        } else if v % 1_000 == 0 {
+        } else if v.is_multiple_of(1_000) {
             format!("{}ns", v / 1_000)
         } else {
             format!("{v}ps")
@@ -223,9 +223,9 @@ number_or_string!(
 );
 
 fn bytes_txt(v: u64) -> String {
-    if v != 0 && v % 1_000_000 == 0 {
+    if v != 0 && v.is_multiple_of(1_000_000) {
         format!("{}MB", v / 1_000_000)
-    } else if v != 0 && v % 1000 == 0 {
+    } else if v != 0 && v.is_multiple_of(1000) {
         format!("{}KB", v / 1000)
     } else {
         format!("{v}B")

@@ -75,8 +75,7 @@ impl Scenario {
         self.scheme
             .check(self.switch.queues)
             .map_err(port_err("scheme"))?;
-        if let Some(Some(b)) = self.switch.shared_buffer.map(|b| (b.0 == 0).then_some(b)) {
-            let _ = b;
+        if self.switch.shared_buffer.is_some_and(|b| b.0 == 0) {
             return Err(ConfigError::new(
                 "switch.shared_buffer",
                 "expected a size > 0, or remove the key for no shared buffer",

@@ -12,7 +12,7 @@ pub mod topology;
 
 use crate::net::config::{HostConfig, SwitchConfig};
 use crate::scheme::SchemeConfig;
-use crate::units::{Bw, Bytes, Dur};
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -226,10 +226,6 @@ pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
 pub fn to_json(sc: &Scenario) -> String {
     serde_json::to_string_pretty(sc).expect("scenario serializes")
 }
-
-// Silence unused-import warnings for types used only in docs.
-#[allow(unused)]
-fn _types(_: Bw, _: Bytes) {}
 
 impl From<dcnsim_workload::WorkloadError> for ConfigError {
     fn from(e: dcnsim_workload::WorkloadError) -> Self {
