@@ -263,6 +263,14 @@ impl Scenario {
             lists.push(flows);
         }
         let flows = wl::merge_sorted(lists);
+        // Events carry a 26-bit index (flows, ports, sources).
+        let cap = crate::sim::MAX_EVENT_INDEX as usize;
+        if flows.len() > cap || sim.ports.len() > cap || self.sources.len() > cap {
+            return Err(ConfigError::new(
+                "run.duration",
+                format!("the run would have {} flows; expected at most {cap} per run (shorten the run or lower the load)", flows.len()),
+            ));
+        }
         let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
         let mut paths = std::collections::HashMap::new();
         for f in flows {

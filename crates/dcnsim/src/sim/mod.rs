@@ -1,11 +1,11 @@
 //! The event loop: where hosts, transports and the fabric meet.
 //!
 //! One `match` over a small `Copy` [`Event`]. A switch hop (route → scheme hook → buffer
-//! admission → marking → enqueue) is a synchronous call chain; only three things are events:
-//! a port finishing a serialization (`TxDone`), the head packet of a wire reaching the far
-//! end (`Arrive`), and endpoint timers/starts. Each port has at most one pending `TxDone`
-//! and each wire at most one pending `Arrive`, so the heap is O(ports + flows), not
-//! O(packets).
+//! admission → marking → enqueue) is a synchronous call chain; the events are a packet
+//! reaching the far end of its wire (`Arrive`, scheduled when its serialization starts, a
+//! fixed delay ahead), a busy port freeing up while packets wait (`TxDone`, at most one per
+//! port), and endpoint starts, timers and pacing. Fixed-delay events cost O(1) in the event
+//! queue's lanes (see `dcnsim_engine::queue`).
 
 pub mod flow;
 pub mod nearopt;
@@ -25,9 +25,9 @@ use source::Sources;
 /// Everything that happens at a point in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Port finished serializing its current packet.
+    /// A busy port finished its current serialization and packets wait: start the next.
     TxDone(u32),
-    /// The head packet on port's wire reaches the peer.
+    /// The head packet on the port's wire reaches the peer.
     Arrive(u32),
     FlowStart(u32),
     /// Retransmission timer check for a flow.
