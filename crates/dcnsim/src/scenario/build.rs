@@ -7,6 +7,7 @@ use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
+use crate::units::Dur;
 use dcnsim_engine::{rng::mix64, Rate, Time};
 use dcnsim_workload as wl;
 use std::sync::Arc;
@@ -48,7 +49,17 @@ impl Scenario {
                 "expected a duration > 0 (e.g. \"10ms\")",
             ));
         }
-        if r.warmup.0 + r.cooldown.0 >= r.duration.0 {
+        // Picosecond time in a u64 spans 213 days; keep every run far from wrapping.
+        let max = Dur(1_000_000 * dcnsim_engine::SEC);
+        for (key, d) in [("run.duration", r.duration), ("run.horizon", r.horizon())] {
+            if d > max {
+                return Err(ConfigError::new(
+                    key,
+                    "expected at most 1000000 s (time is integer picoseconds)",
+                ));
+            }
+        }
+        if r.warmup.0.saturating_add(r.cooldown.0) >= r.duration.0 {
             return Err(ConfigError::new(
                 "run.warmup",
                 "expected warmup + cooldown < duration (the measurement window would be empty)",

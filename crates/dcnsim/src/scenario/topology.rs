@@ -123,6 +123,12 @@ fn link(
             "expected a rate > 0 (e.g. \"10Gbps\")",
         ));
     }
+    if l.delay.0 > dcnsim_engine::SEC {
+        return Err(ConfigError::new(
+            format!("topology.{key}.delay"),
+            "expected a propagation delay of at most 1 s",
+        ));
+    }
     Ok((l.rate.rate(), l.delay.0))
 }
 
@@ -222,6 +228,12 @@ impl TopologyConfig {
                         return Err(ConfigError::new(
                             format!("topology.links[{i}].rate"),
                             "expected a rate > 0",
+                        ));
+                    }
+                    if l.delay.0 > dcnsim_engine::SEC {
+                        return Err(ConfigError::new(
+                            format!("topology.links[{i}].delay"),
+                            "expected a propagation delay of at most 1 s",
                         ));
                     }
                     g.link(a, b, l.rate.rate(), l.delay.0);
