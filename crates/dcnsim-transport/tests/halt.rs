@@ -40,3 +40,38 @@ fn halted_sender_is_silent_frozen_and_timerless_until_resumed() {
     assert_eq!(out.len() as u64, cwnd / mss);
     assert!(tx.rto_deadline().unwrap() > 2_000_000);
 }
+
+#[test]
+fn a_halt_pauses_the_retransmission_countdown_instead_of_restarting_it() {
+    let cfg = TcpConfig {
+        cc: CcKind::NewReno,
+        init_cwnd_pkts: 2,
+        ..TcpConfig::default()
+    };
+    let mut tx = TcpSender::new(&cfg, 10 * cfg.mss as u64);
+    let mut out = Vec::new();
+    tx.start(0, &mut out);
+    let d0 = tx.rto_deadline().unwrap();
+    // Repeated halts shorter than the RTO, nothing acknowledged: the timer still expires
+    // after one RTO of un-halted time in total.
+    let (mut t, mut running) = (0u64, 0u64);
+    let step = d0 / 4;
+    while running + step < d0 {
+        tx.set_halted(t + step, true, &mut out);
+        running += step;
+        t += step + 10 * step; // halted for 10 steps
+        tx.set_halted(t, false, &mut out);
+        assert_eq!(
+            tx.rto_deadline(),
+            Some(t + (d0 - running)),
+            "the countdown resumes where it stopped"
+        );
+    }
+    let d = tx.rto_deadline().unwrap();
+    tx.on_timeout(d, &mut out);
+    assert_eq!(
+        tx.stats().rto_count,
+        1,
+        "a lost segment is recovered despite the on-off halts"
+    );
+}

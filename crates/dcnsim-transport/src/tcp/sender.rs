@@ -99,6 +99,8 @@ pub struct TcpSender {
     /// Halted by cross-queue congestion notification (LPF §5, TCP+): no transmissions, no
     /// retransmission timer, congestion state frozen.
     halted: bool,
+    /// Time left on the retransmission timer when it was suspended by a halt.
+    rto_left: Option<Time>,
     stats: SenderStats,
 }
 
@@ -142,6 +144,7 @@ impl TcpSender {
             timed: None,
             started: false,
             halted: false,
+            rto_left: None,
             stats: SenderStats {
                 max_cwnd: cwnd,
                 ..Default::default()
@@ -198,7 +201,11 @@ impl TcpSender {
         if self.halted {
             // LPF §5 (TCP+): while halted, ACKs still advance snd_una and the scoreboard, but
             // congestion control is frozen (no recovery, no growth, no back-off) and the
-            // retransmission timer stays off; nothing is sent.
+            // retransmission timer stays paused; nothing is sent. New data acknowledged
+            // restarts the paused timer (RFC 6298 (5.3)) for when the sender resumes.
+            if acked > 0 {
+                self.rto_left = (self.snd_una < self.snd_nxt).then(|| self.rto.rto());
+            }
             return;
         }
         let delivered = (acked + self.sb.total()).saturating_sub(sacked_before);
@@ -368,23 +375,30 @@ impl TcpSender {
     /// Halts or resumes the sender (cross-queue congestion notification, LPF §5 "TCP+":
     /// "stop packet transmission and halt congestion control for low-priority flows upon
     /// experiencing priority-induced congestion"). Halting stops all transmissions and
-    /// suspends the retransmission timer so queued packets are not declared lost; resuming
-    /// re-arms the timer from now and sends what the (unchanged) window allows.
+    /// pauses the retransmission timer so queued packets are not declared lost; resuming
+    /// continues its countdown where it stopped (or starts one if the halt acknowledged
+    /// everything in flight and new data goes out) and sends what the (unchanged) window
+    /// allows.
     pub fn set_halted(&mut self, now: Time, halted: bool, out: &mut Vec<Segment>) {
         if self.halted == halted {
             return;
         }
         self.halted = halted;
         if halted {
-            self.rto_deadline = None;
+            // Pause the countdown: what is left resumes with the sender (restarting the full
+            // RTO on every resume would let on-off halts shorter than the RTO postpone a real
+            // loss's recovery forever).
+            self.rto_left = self.rto_deadline.take().map(|d| d.saturating_sub(now));
             return;
         }
         if self.started && !self.done() {
             if self.snd_una < self.snd_nxt {
-                self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+                let left = self.rto_left.unwrap_or_else(|| self.rto.rto());
+                self.rto_deadline = Some(now.saturating_add(left));
             }
             self.try_send(now, out);
         }
+        self.rto_left = None;
     }
 
     pub fn is_halted(&self) -> bool {
