@@ -11,6 +11,7 @@ callers never see the extension's own exception class.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -78,6 +79,25 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def version() -> str:
     return str(core().__version__)
+
+
+_BUILD_ID: str | None = None
+
+
+def build_id() -> str:
+    """A fingerprint of the simulation core actually loaded (a hash of its file), recorded in
+    every result's meta so a cache can tell results of another build from its own."""
+    global _BUILD_ID
+    if _BUILD_ID is None:
+        mod = core()
+        path = getattr(mod, "__file__", None)
+        try:
+            with open(path, "rb") as f:  # type: ignore[arg-type]
+                digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        except (OSError, TypeError):
+            digest = "unknown"
+        _BUILD_ID = f"{version()}+{digest}"
+    return _BUILD_ID
 
 
 def defaults() -> dict[str, Any]:

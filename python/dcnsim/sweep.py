@@ -19,6 +19,7 @@ is ``i`` modulo ``n`` (0 ≤ i < n). Give each machine or array task its own ``i
 from __future__ import annotations
 
 import itertools
+import json
 import multiprocessing
 import os
 import sys
@@ -32,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import analysis, api, config
+from . import _native, analysis, api, config
 from .progress import Progress
 from .results import Results, clean_stale_temp, is_complete, load
 
@@ -112,6 +113,18 @@ def plan(
     return runs
 
 
+def _cached(run_dir: Path, build: str) -> bool:
+    """A complete result of this same simulator build. A result from another build (the code
+    changed since) is recomputed: its scenario hash alone cannot tell."""
+    if not is_complete(run_dir):
+        return False
+    try:
+        meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return meta.get("core_build") == build
+
+
 def _run_one(prep: config.Prepared, run_dir: str) -> str:
     """Worker: simulate and save one run (atomically)."""
     res = api.run_prepared(prep, progress=False)
@@ -138,7 +151,8 @@ def execute(
     runs_dir = Path(out_dir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(runs_dir)
-    todo = [r for r in runs if not is_complete(runs_dir / r.hash)]
+    build = _native.build_id()
+    todo = [r for r in runs if not _cached(runs_dir / r.hash, build)]
     failures: list[tuple[SweepRun, BaseException]] = []
     if not todo:
         return 0, failures

@@ -148,3 +148,22 @@ def test_base_overrides_apply_to_every_point(tmp_path: Path, fake) -> None:
     assert [r.prepared.normalized["topology"]["leaves"] for r in runs] == [2, 3]
     with pytest.raises(ConfigError):
         sw.plan({}, {"topology.leaves": [2]}, seeds=1, overrides=["topology.nope=1"])
+
+
+def test_results_of_another_core_build_are_recomputed(tmp_path, monkeypatch, real_core) -> None:
+    """The cache key is the scenario hash; a change of simulator build must not reuse old runs."""
+    import dcnsim
+    from dcnsim import _native
+
+    out = tmp_path / "sw"
+    first = dcnsim.sweep(
+        "default", {"run.duration": ["6ms"]}, seeds=1, out_dir=out, jobs=1, progress=False
+    )
+    assert len(first) == 1
+    run_dir = next((out / "runs").iterdir())
+    stamp = (run_dir / "meta.json").stat().st_mtime_ns
+    dcnsim.sweep("default", {"run.duration": ["6ms"]}, seeds=1, out_dir=out, jobs=1, progress=False)
+    assert (run_dir / "meta.json").stat().st_mtime_ns == stamp, "same build: cached"
+    monkeypatch.setattr(_native, "_BUILD_ID", "another-build")
+    dcnsim.sweep("default", {"run.duration": ["6ms"]}, seeds=1, out_dir=out, jobs=1, progress=False)
+    assert (run_dir / "meta.json").stat().st_mtime_ns != stamp, "other build: recomputed"
