@@ -222,16 +222,21 @@ mod tests {
         assert_eq!(q.popped(), 4);
     }
 
-    #[test]
-    fn matches_a_sorted_reference_under_random_interleaving() {
-        let mut r = Rng::new(5);
+    /// Random pushes (delays from `delay(round, rng)`) and pops, each pop checked against a
+    /// sorted reference of (time, push order).
+    fn check_against_reference(
+        seed: u64,
+        rounds: u32,
+        p_push: f64,
+        delay: impl Fn(u32, &mut Rng) -> u64,
+    ) {
+        let mut r = Rng::new(seed);
         let mut q = EventQueue::new();
-        let mut reference: Vec<(u64, u32)> = Vec::new(); // (time, seq as payload)
+        let mut reference: Vec<(u64, u32)> = Vec::new();
         let mut seq = 0u32;
-        for _ in 0..50_000 {
-            if r.chance(0.55) || reference.is_empty() {
-                let bits = r.below(40) + 1;
-                let at = q.now() + if r.chance(0.2) { 0 } else { r.below(1 << bits) };
+        for round in 0..rounds {
+            if r.chance(p_push) || reference.is_empty() {
+                let at = q.now() + delay(round, &mut r);
                 q.push(at, seq);
                 reference.push((at, seq));
                 seq += 1;
@@ -250,41 +255,33 @@ mod tests {
     }
 
     #[test]
+    fn matches_a_sorted_reference_under_random_interleaving() {
+        check_against_reference(5, 50_000, 0.55, |_, r| {
+            let bits = r.below(40) + 1;
+            if r.chance(0.2) {
+                0
+            } else {
+                r.below(1 << bits)
+            }
+        });
+    }
+
+    #[test]
     fn lanes_keep_order_with_few_fixed_delays_and_lane_takeover() {
-        // 20 fixed delays (more than the 16 lanes, so lanes are reassigned when idle) mixed
-        // with random ones and zero delays; checked against a sorted reference.
-        let mut r = Rng::new(9);
+        // 20 fixed delays (more than the 16 lanes, so lanes are reassigned when idle; the set
+        // in use shifts halfway) mixed with random and zero delays.
         let delays: Vec<u64> = (0..20).map(|i| 1000 + 997 * i).collect();
-        let mut q = EventQueue::new();
-        let mut reference: Vec<(u64, u32)> = Vec::new();
-        let mut seq = 0u32;
-        for round in 0..60_000u32 {
-            let phase_delays = if round % 20_000 < 10_000 {
+        check_against_reference(9, 60_000, 0.52, |round, r| {
+            let phase = if round % 20_000 < 10_000 {
                 &delays[..12]
             } else {
                 &delays[8..]
             };
-            if r.chance(0.52) || reference.is_empty() {
-                let d = match r.below(10) {
-                    0 => 0,
-                    1 => r.below(50_000),
-                    _ => phase_delays[r.below(phase_delays.len() as u64) as usize],
-                };
-                let at = q.now() + d;
-                q.push(at, seq);
-                reference.push((at, seq));
-                seq += 1;
-            } else {
-                let (i, _) = reference
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, k)| **k)
-                    .unwrap();
-                let want = reference.swap_remove(i);
-                assert_eq!(q.peek_time(), Some(want.0));
-                assert_eq!(q.pop(), Some(want));
+            match r.below(10) {
+                0 => 0,
+                1 => r.below(50_000),
+                _ => phase[r.below(phase.len() as u64) as usize],
             }
-            assert_eq!(q.len(), reference.len());
-        }
+        });
     }
 }
