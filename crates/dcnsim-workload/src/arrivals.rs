@@ -147,6 +147,27 @@ impl PoissonSpec {
 }
 
 /// Checks a load fraction in (0, 1].
+/// The checks every load-driven generator starts with: hosts, sizes, load in (0, 1] and a
+/// non-empty [start, stop) interval.
+pub(crate) fn check_open_loop(
+    hosts: &Hosts,
+    sizes: &SizeDist,
+    load: f64,
+    start: Time,
+    stop: Time,
+) -> Result<(), WorkloadError> {
+    hosts.validate()?;
+    sizes.validate("sizes")?;
+    check_load(load, "load")?;
+    if stop <= start {
+        return err(
+            "stop",
+            format!("expected stop > start = {start} ps, got {stop}"),
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn check_load(load: f64, path: &str) -> Result<(), WorkloadError> {
     if load.is_finite() && load > 0.0 && load <= 1.0 {
         Ok(())
@@ -172,18 +193,7 @@ pub fn poisson(
     rng_master: u64,
     stream_index: u64,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
-    hosts.validate()?;
-    spec.sizes.validate("sizes")?;
-    check_load(spec.load, "load")?;
-    if spec.stop <= spec.start {
-        return err(
-            "stop",
-            format!(
-                "expected stop > start = {} ps, got {}",
-                spec.start, spec.stop
-            ),
-        );
-    }
+    check_open_loop(hosts, &spec.sizes, spec.load, spec.start, spec.stop)?;
     if let Some(d) = &spec.deadline {
         d.validate("deadline")?;
     }

@@ -42,7 +42,7 @@
 
 use dcnsim_engine::{Rng, Time, SEC};
 
-use crate::arrivals::check_load;
+use crate::arrivals::check_open_loop;
 use crate::error::{err, WorkloadError};
 use crate::pattern::check_host_list;
 use crate::{rng_purpose, FlowSpec, Hosts, SizeDist, MAX_FLOWS};
@@ -99,18 +99,7 @@ pub fn das(
     rng_master: u64,
     stream_index: u64,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
-    hosts.validate()?;
-    spec.sizes.validate("sizes")?;
-    check_load(spec.load, "load")?;
-    if spec.stop <= spec.start {
-        return err(
-            "stop",
-            format!(
-                "expected stop > start = {} ps, got {}",
-                spec.start, spec.stop
-            ),
-        );
-    }
+    check_open_loop(hosts, &spec.sizes, spec.load, spec.start, spec.stop)?;
     let all: Vec<u32> = (0..hosts.n).collect();
     let clients = spec.clients.clone().unwrap_or_else(|| all.clone());
     let servers = spec.servers.clone().unwrap_or(all);
