@@ -23,4 +23,7 @@ pub use dcnsim_engine::Time;
 pub use tcp::receiver::TcpReceiver;
 pub use tcp::rto::RtoEstimator;
 pub use tcp::sender::{SenderStats, TcpSender};
-pub use tcp::{Ack, CcKind, RetxCause, RtoMode, RxSegment, Segment, TcpConfig};
+pub use tcp::{
+    Ack, CcKind, HyStartMode, Profile, RetxCause, RtoMode, RxSegment, Segment, SlowStartIncrease,
+    SsthreshBasis, TcpConfig,
+};

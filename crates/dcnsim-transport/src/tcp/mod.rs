@@ -46,6 +46,38 @@ pub enum RtoMode {
     Static(Time),
 }
 
+/// How slow start grows the window per ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowStartIncrease {
+    /// RFC 3465 §2.2 appropriate byte counting: cwnd += min(bytes acked, L·SMSS); `l = 0`
+    /// means no limit (Linux `tcp_slow_start` adds every segment acked).
+    Abc { l: u32 },
+    /// One SMSS per ACK whatever it acknowledges (ns-3 `TcpNewReno::SlowStart`).
+    PerAck,
+}
+
+/// What a loss reduction halves (Reno-family ssthresh, RFC 5681 eq. (4) and variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBasis {
+    /// RFC 5681 eq. (4): FlightSize = SND.NXT − SND.UNA.
+    FlightSize,
+    /// RFC 6675 `pipe`, the bytes actually in the network (ns-3 `BytesInFlight()`).
+    Pipe,
+    /// The congestion window (Linux `tcp_reno_ssthresh`: max(cwnd/2, 2)).
+    Cwnd,
+}
+
+/// How slow start may end before the first loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyStartMode {
+    /// Slow start runs until ssthresh or a loss.
+    Off,
+    /// Linux `tcp_cubic.c` HyStart: ACK-train and delay-increase exits (ssthresh = cwnd).
+    Linux,
+    /// RFC 9406 HyStart++: delay-increase exit into Conservative Slow Start.
+    Rfc9406,
+}
+
 /// Why a segment is a retransmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetxCause {
@@ -56,6 +88,8 @@ pub enum RetxCause {
     Rto,
     /// Further retransmissions during fast recovery (NewReno partial ACK, SACK holes).
     Recovery,
+    /// A tail-loss probe that retransmits the last segment (RFC 8985 §7.3).
+    Probe,
 }
 
 /// A data segment emitted by the sender.
@@ -91,12 +125,30 @@ pub struct Ack {
     /// One-way delay of the segment that triggered this ACK (perfect clock; for LEDBAT /
     /// TCP-LP).
     pub owd: Time,
+    /// RFC 2883: `sack[0]` is a D-SACK block reporting a duplicate segment (it may lie
+    /// below `ack`).
+    pub dsack: bool,
 }
 
 impl Ack {
     /// The valid SACK blocks.
     pub fn sack_blocks(&self) -> &[(u64, u64)] {
         &self.sack[..(self.n_sack as usize).min(3)]
+    }
+
+    /// The D-SACK block, if this ACK reports a duplicate (RFC 2883 §4).
+    pub fn dsack_block(&self) -> Option<(u64, u64)> {
+        (self.dsack && self.n_sack > 0).then_some(self.sack[0])
+    }
+
+    /// The regular SACK blocks (without the D-SACK block).
+    pub fn sack_ranges(&self) -> &[(u64, u64)] {
+        let b = self.sack_blocks();
+        if self.dsack && !b.is_empty() {
+            &b[1..]
+        } else {
+            b
+        }
     }
 }
 
@@ -187,6 +239,82 @@ pub struct TcpConfig {
     /// TCP-LP inference timeout itt as a multiple of the smoothed RTT. Default 3.0 (TCP-LP
     /// paper §III-C; Linux tcp_lp: 3 × the latest inference delay).
     pub tcplp_itt_rtts: f64,
+
+    // ---- behaviours that real stacks run (docs/tcp.md lists them per profile) ----
+    /// Initial ssthresh in bytes; `None` = "arbitrarily high" (RFC 5681 §3.1).
+    pub init_ssthresh: Option<u64>,
+    /// Slow-start growth per ACK. Default RFC 3465 ABC with L = 2.
+    pub ss_increase: SlowStartIncrease,
+    /// What a Reno-family loss reduction halves. Default FlightSize (RFC 5681).
+    pub ssthresh_basis: SsthreshBasis,
+    /// Leaving slow start before the first loss. Default off.
+    pub hystart: HyStartMode,
+    /// HyStart runs only once cwnd ≥ this many segments (Linux `hystart_low_window` 16;
+    /// RFC 9406 leaves it open, we use the same bound). Default 16.
+    pub hystart_low_window: u32,
+    /// Linux ACK-train: ACKs closer than this belong to one train (`hystart_ack_delta_us`,
+    /// 2 ms). Default 2 ms.
+    pub hystart_ack_delta: Time,
+    /// Lower and upper clamp of the delay-increase threshold (Linux HYSTART_DELAY_MIN/MAX
+    /// and RFC 9406 MIN_RTT_THRESH/MAX_RTT_THRESH: 4 ms and 16 ms).
+    pub hystart_delay_min: Time,
+    pub hystart_delay_max: Time,
+    /// RTT samples per round before the delay test (HYSTART_MIN_SAMPLES, N_RTT_SAMPLE: 8).
+    pub hystart_min_samples: u32,
+    /// RFC 6937 Proportional Rate Reduction during fast recovery (SSRB variant, as Linux
+    /// `tcp_cwnd_reduction`). Default off (RFC 6675 / RFC 6582 recovery).
+    pub prr: bool,
+    /// RFC 8985 RACK time-based loss detection (needs `sack`). Default off.
+    pub rack: bool,
+    /// RFC 8985 §7 tail-loss probe. Default off.
+    pub tlp: bool,
+    /// PTO = max(2·SRTT, pto_min) (RFC 8985 §7.2 with a configurable floor; TLT uses
+    /// 10 µs). Default 10 µs.
+    pub pto_min: Time,
+    /// Added to the PTO when a single segment is in flight (RFC 8985 §7.2 WCDelAckT, 200 ms;
+    /// Linux adds its RTO_min). `None` = `rto_min`.
+    pub tlp_max_ack_delay: Option<Time>,
+    /// RFC 5682 F-RTO (SACK-enhanced, §3): detect a spurious timeout by sending new data
+    /// after it. Default off.
+    pub frto: bool,
+    /// Undo a window reduction that proves spurious: timestamps (RFC 3522 Eifel detection,
+    /// Linux `tcp_packet_delayed`) and D-SACK (RFC 3708), with the RFC 4015 response
+    /// (cwnd and ssthresh restored, Linux `tcp_undo_cwnd_reduction`). Default off.
+    pub undo: bool,
+    /// The receiver reports duplicate segments with a D-SACK block (RFC 2883). Default off.
+    pub dsack: bool,
+    /// Linux quick-ACK mode at the receiver: the first `quickack_segs` segments, and
+    /// those after an idle gap longer than `quickack_idle`, are ACKed at once even with
+    /// delayed ACKs (`tcp_enter_quickack_mode`, TCP_MAX_QUICKACKS = 16). Default off.
+    pub quickack: bool,
+    pub quickack_segs: u32,
+    /// `None` = `rto_min` (Linux compares the gap with the receiver's RTO).
+    pub quickack_idle: Option<Time>,
+    /// Timer granularity: RTO, probe, reordering and delayed-ACK timers fire on the next
+    /// multiple of this tick (Linux jiffies: 4 ms at HZ = 250). 0 = exact. Default 0.
+    pub timer_tick: Time,
+    /// SYN retransmission timeout (doubled per retry); `None` = `rto_init`.
+    pub syn_rto: Option<Time>,
+    /// Seed the RTT estimator with the SYN / SYN-ACK round trip (never from a retransmitted
+    /// SYN, RFC 6298 §3 Karn). Default off.
+    pub syn_rtt_sample: bool,
+    /// Floor of the DCTCP window after an ECN cut, in segments (Linux: 2; ns-3 TcpDctcp: 1).
+    pub dctcp_min_cwnd: u32,
+}
+
+/// A named set of defaults for the behaviour keys (`profile` in a scenario); explicit keys
+/// override it. docs/tcp.md tabulates each profile with its sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// The RFC baseline dcnsim always ran (so existing results do not move).
+    #[default]
+    Rfc,
+    /// Linux 6.x as shipped (CUBIC + HyStart, PRR, RACK-TLP, F-RTO and undo, quick-ACK,
+    /// jiffy timers at HZ = 250).
+    Linux,
+    /// ns-3 `TcpSocketBase` defaults (per-ACK slow start, ssthresh from bytes in flight,
+    /// PRR, RFC 6298 RTO with 1 ms clock granularity).
+    Ns3,
 }
 
 impl Default for TcpConfig {
@@ -220,6 +348,96 @@ impl Default for TcpConfig {
             tcplp_delta: 0.15,
             tcplp_gamma: 1.0 / 8.0,
             tcplp_itt_rtts: 3.0,
+            init_ssthresh: None,
+            ss_increase: SlowStartIncrease::Abc { l: 2 },
+            ssthresh_basis: SsthreshBasis::FlightSize,
+            hystart: HyStartMode::Off,
+            hystart_low_window: 16,
+            hystart_ack_delta: 2 * MS,
+            hystart_delay_min: 4 * MS,
+            hystart_delay_max: 16 * MS,
+            hystart_min_samples: 8,
+            prr: false,
+            rack: false,
+            tlp: false,
+            pto_min: 10 * US,
+            tlp_max_ack_delay: Some(200 * MS),
+            frto: false,
+            undo: false,
+            dsack: false,
+            quickack: false,
+            quickack_segs: 16,
+            quickack_idle: None,
+            timer_tick: 0,
+            syn_rto: None,
+            syn_rtt_sample: false,
+            dctcp_min_cwnd: 2,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The defaults of a profile for congestion control `cc`. Only behaviour keys differ
+    /// between profiles; the congestion control, MSS and windows are the scenario's.
+    /// Sources per key in docs/tcp.md.
+    pub fn profile(p: Profile, cc: CcKind) -> TcpConfig {
+        let base = TcpConfig {
+            cc,
+            ecn: cc == CcKind::Dctcp,
+            ..TcpConfig::default()
+        };
+        // Linux and ns-3 run HyStart inside CUBIC only (tcp_cubic.c, TcpCubic).
+        let hystart = if cc == CcKind::Cubic {
+            HyStartMode::Linux
+        } else {
+            HyStartMode::Off
+        };
+        match p {
+            Profile::Rfc => base,
+            Profile::Linux => TcpConfig {
+                // tcp_slow_start: cwnd += acked segments, no L.
+                ss_increase: SlowStartIncrease::Abc { l: 0 },
+                // tcp_reno_ssthresh / DCTCP loss: max(cwnd >> 1, 2).
+                ssthresh_basis: SsthreshBasis::Cwnd,
+                // tcp_cubic.c: hystart = 1, HYSTART_ACK_TRAIN | HYSTART_DELAY.
+                hystart,
+                prr: true,                         // tcp_cwnd_reduction
+                rack: true,                        // net.ipv4.tcp_recovery = 1
+                tlp: true,                         // net.ipv4.tcp_early_retrans = 3
+                pto_min: 2 * MS,                   // TCP_TIMEOUT_MIN_US
+                tlp_max_ack_delay: None,           // + tcp_rto_min when packets_out == 1
+                frto: true,                        // net.ipv4.tcp_frto = 2
+                undo: true,                        // tcp_try_undo_* (timestamps, D-SACK)
+                dsack: true,                       // net.ipv4.tcp_dsack = 1
+                quickack: true,                    // tcp_enter_quickack_mode
+                delayed_ack: true,                 // tcp_send_delayed_ack
+                delack_timeout: 40 * MS,           // TCP_DELACK_MIN
+                rto_mode: RtoMode::Linux,          // tcp_rtt_estimator / __tcp_set_rto
+                rto_min: 200 * MS,                 // TCP_RTO_MIN
+                rto_max: 120 * SEC,                // TCP_RTO_MAX
+                rto_init: SEC,                     // TCP_TIMEOUT_INIT
+                timer_tick: 4 * MS,                // one jiffy at CONFIG_HZ = 250
+                syn_rto: Some(SEC),                // TCP_TIMEOUT_INIT
+                syn_rtt_sample: true,              // tcp_synack_rtt_meas
+                dctcp_min_cwnd: 2,                 // dctcp_ssthresh: max(.., 2U)
+                ..base
+            },
+            Profile::Ns3 => TcpConfig {
+                ss_increase: SlowStartIncrease::PerAck, // TcpNewReno::SlowStart
+                ssthresh_basis: SsthreshBasis::Pipe,    // GetSsThresh(tcb, BytesInFlight())
+                // TcpCubic: m_hystart = true, ACK train and delay detection.
+                hystart,
+                prr: true,                     // TcpPrrRecovery (ns-3 default recovery)
+                delayed_ack: true,             // DelAckCount = 2
+                delack_timeout: 200 * MS,      // DelAckTimeout
+                rto_mode: RtoMode::Rfc6298,    // RttMeanDeviation
+                clock_granularity: MS,         // ClockGranularity
+                rto_min: SEC,                  // MinRto
+                rto_init: SEC,                 // InitialRto... RttEstimator InitialEstimation
+                syn_rto: Some(3 * SEC),        // ConnTimeout
+                dctcp_min_cwnd: 1,             // TcpDctcp::ReduceCwnd has no floor
+                ..base
+            },
         }
     }
 }
@@ -292,6 +510,36 @@ impl TcpConfig {
         }
         if !(self.tcplp_itt_rtts.is_finite() && self.tcplp_itt_rtts >= 1.0) {
             return Err("tcplp_itt_rtts: must be >= 1".into());
+        }
+        if self.init_ssthresh.is_some_and(|b| b < 2 * self.mss as u64) {
+            return Err("init_ssthresh: must be >= 2 segments".into());
+        }
+        if self.hystart_low_window == 0 {
+            return Err("hystart_low_window: must be >= 1".into());
+        }
+        if self.hystart_delay_max < self.hystart_delay_min {
+            return Err("hystart_delay_max: must be >= hystart_delay_min".into());
+        }
+        if self.hystart_min_samples == 0 {
+            return Err("hystart_min_samples: must be >= 1".into());
+        }
+        if self.rack && !self.sack {
+            return Err("rack: needs sack = true (RFC 8985 §2)".into());
+        }
+        if self.pto_min == 0 {
+            return Err("pto_min: must be > 0".into());
+        }
+        if self.quickack_segs == 0 {
+            return Err("quickack_segs: must be >= 1".into());
+        }
+        if self.quickack_idle == Some(0) {
+            return Err("quickack_idle: must be > 0".into());
+        }
+        if self.syn_rto == Some(0) {
+            return Err("syn_rto: must be > 0".into());
+        }
+        if self.dctcp_min_cwnd == 0 {
+            return Err("dctcp_min_cwnd: must be >= 1".into());
         }
         if self.cc == CcKind::Dctcp && !self.ecn {
             return Err("ecn: must be true when cc = Dctcp".into());
