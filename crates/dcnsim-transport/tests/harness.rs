@@ -106,6 +106,7 @@ pub struct Harness {
     seg_buf: Vec<Segment>,
     ack_buf: Vec<Ack>,
     pub drops: u64,
+    probes_seen: std::cell::Cell<u64>,
 }
 
 impl Harness {
@@ -141,6 +142,7 @@ impl Harness {
             seg_buf: Vec::new(),
             ack_buf: Vec::new(),
             drops: 0,
+            probes_seen: Default::default(),
         }
     }
 
@@ -200,7 +202,9 @@ impl Harness {
             g.retx == Some(RetxCause::Fast)
                 || (!self.cfg.sack && g.retx == Some(RetxCause::Recovery))
         };
-        if self.seg_buf.iter().any(|g| !exempt(g)) {
+        // A tail-loss probe goes out whatever cwnd says (RFC 8985 §7.3).
+        let probed = s.stats().tlp_probes > self.probes_seen.replace(s.stats().tlp_probes);
+        if !probed && self.seg_buf.iter().any(|g| !exempt(g)) {
             assert!(
                 fl <= s.cwnd() + s.recovery_inflation(),
                 "in flight {fl} > cwnd {} + allowance {}",

@@ -10,7 +10,8 @@
 mod harness;
 use dcnsim_engine::{Rate, Rng, Time, MS, SEC, US};
 use dcnsim_transport::{
-    Ack, CcKind, RtoMode, RxSegment, Segment, TcpConfig, TcpReceiver, TcpSender,
+    Ack, CcKind, HyStartMode, RtoMode, RxSegment, Segment, SlowStartIncrease, SsthreshBasis,
+    TcpConfig, TcpReceiver, TcpSender,
 };
 use harness::{Harness, PathCfg, Verdict};
 
@@ -56,6 +57,40 @@ fn random_cfg(rng: &mut Rng) -> TcpConfig {
         tcplp_delta: 0.01 + 0.9 * rng.f64(),
         tcplp_gamma: [1.0 / 8.0, 1.0 / 64.0, 1.0][rng.below(3) as usize],
         tcplp_itt_rtts: 1.0 + 5.0 * rng.f64(),
+        ..TcpConfig::default()
+    };
+    // The optional mechanisms of real stacks, in random combinations.
+    let mut cfg = cfg;
+    cfg.ss_increase = [
+        SlowStartIncrease::Abc { l: 0 },
+        SlowStartIncrease::Abc { l: 1 },
+        SlowStartIncrease::Abc { l: 2 },
+        SlowStartIncrease::PerAck,
+    ][rng.below(4) as usize];
+    cfg.ssthresh_basis = [
+        SsthreshBasis::FlightSize,
+        SsthreshBasis::Pipe,
+        SsthreshBasis::Cwnd,
+    ][rng.below(3) as usize];
+    cfg.hystart =
+        [HyStartMode::Off, HyStartMode::Linux, HyStartMode::Rfc9406][rng.below(3) as usize];
+    cfg.hystart_low_window = 1 + rng.below(20) as u32;
+    cfg.hystart_delay_min = rng.below(100) * US;
+    cfg.hystart_delay_max = cfg.hystart_delay_min + rng.below(100) * US;
+    cfg.init_ssthresh = rng.chance(0.3).then(|| mss as u64 * (2 + rng.below(30)));
+    cfg.prr = rng.chance(0.5);
+    cfg.rack = cfg.sack && rng.chance(0.5);
+    cfg.tlp = cfg.sack && rng.chance(0.5);
+    cfg.pto_min = (1 + rng.below(500)) * US;
+    cfg.tlp_max_ack_delay = rng.chance(0.5).then(|| rng.below(1000) * US);
+    cfg.frto = rng.chance(0.5);
+    cfg.undo = rng.chance(0.5);
+    cfg.dsack = rng.chance(0.5);
+    cfg.quickack = rng.chance(0.5);
+    cfg.timer_tick = if rng.chance(0.3) {
+        (1 + rng.below(500)) * US
+    } else {
+        0
     };
     cfg.validate().unwrap();
     cfg
@@ -117,7 +152,8 @@ fn random_paths_keep_invariants_and_complete() {
         while !h.s.done() {
             assert!(
                 h.now <= deadline,
-                "case {case}: flow did not complete: {cfg:?} flow={flow}"
+                "case {case}: flow did not complete: {cfg:?} flow={flow} una {} nxt {} dl {:?} fr {} rto {} cwnd {} inflight {} now {} last sent {:?}",
+                h.s.snd_una(), h.s.snd_nxt(), h.s.rto_deadline(), h.s.in_fast_recovery(), h.s.in_rto_recovery(), h.s.cwnd(), h.s.bytes_in_flight(), h.now, &h.sent[h.sent.len().saturating_sub(6)..]
             );
             if rng.chance(0.05) {
                 h.poke_timers_early();
@@ -153,7 +189,7 @@ fn check_sender(s: &TcpSender, cfg: &TcpConfig, flow: u64, out: &[Segment], nxt_
     assert!(s.snd_nxt() - s.snd_una() <= cfg.rwnd_bytes);
     assert!(s.bytes_in_flight() <= cfg.rwnd_bytes);
     for g in out {
-        assert!(g.len > 0 && g.len as u64 <= mss);
+        assert!(g.len > 0 && g.len as u64 <= mss, "{g:?} mss {mss}");
         assert!(g.seq + g.len as u64 <= flow);
         if g.retx.is_some() {
             assert!(g.seq < nxt_before);
@@ -269,7 +305,11 @@ fn receiver_survives_garbage_segments() {
             for a in &out {
                 assert!(a.ack <= r.rcv_nxt());
                 assert!(a.n_sack <= 3);
-                for &(s, e) in a.sack_blocks() {
+                if let Some((s, e)) = a.dsack_block() {
+                    // RFC 2883: a duplicate, below the cumulative ACK or inside SACKed data.
+                    assert!(s < e && e <= flow && (e <= a.ack || (r.has(s) && r.has(e - 1))));
+                }
+                for &(s, e) in a.sack_ranges() {
                     assert!(
                         s > a.ack && s < e && e <= flow,
                         "block {s}..{e} ack {}",

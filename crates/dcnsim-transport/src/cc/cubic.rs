@@ -7,7 +7,8 @@
 //! Choices (documented per RFC 9438 latitude):
 //! - Multiplicative decrease uses `cwnd` (Linux), not FlightSize: ssthresh = max(β·cwnd,
 //!   2·SMSS) (§4.6 allows either).
-//! - Slow start is standard RFC 5681 slow start (no HyStart++).
+//! - Slow start is RFC 5681 slow start; HyStart / HyStart++ live in the sender
+//!   (`tcp::hystart`), which ends slow start by setting ssthresh.
 //! - Invariants: `cwnd >= mss`; `w_max >= 0`; `K >= 0`.
 
 use super::{slow_start, CcCtx, CongestionControl, Window};
@@ -34,6 +35,7 @@ pub struct Cubic {
     carry: f64,
     /// The next epoch follows a timeout: K = 0, W_max = cwnd at the epoch start (§4.8).
     after_rto: bool,
+    ss: crate::tcp::SlowStartIncrease,
 }
 
 impl Cubic {
@@ -50,6 +52,7 @@ impl Cubic {
             w_est: 0.0,
             carry: 0.0,
             after_rto: false,
+            ss: cfg.ss_increase,
         }
     }
 
@@ -99,7 +102,7 @@ impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
         if w.cwnd < w.ssthresh {
-            acked = slow_start(w, acked);
+            acked = slow_start(w, acked, self.ss);
             if acked == 0 {
                 return;
             }

@@ -20,6 +20,8 @@ pub struct Dctcp {
     bytes_marked: u64,
     /// Window arithmetic outside ECN reactions is NewReno's (RFC 8257 §3.5).
     reno: NewReno,
+    /// Floor of the window after an ECN cut (Linux 2 segments, ns-3 none).
+    min_cwnd: u64,
 }
 
 impl Dctcp {
@@ -30,7 +32,8 @@ impl Dctcp {
             window_end: 0,
             bytes_acked: 0,
             bytes_marked: 0,
-            reno: NewReno::default(),
+            reno: NewReno::new(cfg),
+            min_cwnd: cfg.dctcp_min_cwnd.max(1) as u64,
         }
     }
 }
@@ -46,9 +49,10 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_ecn(&mut self, w: &mut Window, _ctx: &CcCtx) {
-        // RFC 8257 §3.3 (last step): cwnd = cwnd × (1 − α/2); Linux floors at 2 segments.
+        // RFC 8257 §3.3 (last step): cwnd = cwnd × (1 − α/2); Linux `dctcp_ssthresh` floors
+        // at 2 segments, ns-3 `TcpDctcp::ReduceCwnd` does not (`dctcp_min_cwnd`).
         let cut = (w.cwnd as f64 * self.alpha / 2.0) as u64;
-        w.ssthresh = w.cwnd.saturating_sub(cut).max(2 * w.mss);
+        w.ssthresh = w.cwnd.saturating_sub(cut).max(self.min_cwnd * w.mss);
         w.cwnd = w.ssthresh;
         // Additive increase keeps running across ECN cuts (DCTCP's control law is +1 MSS
         // per RTT and −α/2 per marked window); zeroing the byte counter here would stop

@@ -73,6 +73,7 @@ pub struct Ledbat {
     ss: bool,
     /// Queuing delay used by the last window update, for traces and tests.
     last_qd: Option<Time>,
+    ss_increase: crate::tcp::SlowStartIncrease,
 }
 
 impl Ledbat {
@@ -93,6 +94,7 @@ impl Ledbat {
             last_loss: None,
             ss: false,
             last_qd: None,
+            ss_increase: cfg.ss_increase,
         }
     }
 
@@ -159,7 +161,7 @@ impl CongestionControl for Ledbat {
         // Only post-timeout slow start lives here; the LEDBAT law runs in `on_owd`, which
         // the sender calls first on the same ACK.
         if self.ss && w.cwnd < w.ssthresh && self.queuing_delay() < self.target {
-            slow_start(w, acked);
+            slow_start(w, acked, self.ss_increase);
         }
         if w.cwnd >= w.ssthresh {
             self.ss = false;

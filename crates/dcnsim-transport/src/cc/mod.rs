@@ -35,7 +35,7 @@ pub use ledbat::Ledbat;
 pub use newreno::NewReno;
 pub use tcp_lp::TcpLp;
 
-use crate::tcp::{CcKind, TcpConfig};
+use crate::tcp::{CcKind, SlowStartIncrease, TcpConfig};
 use dcnsim_engine::Time;
 
 /// The window state a CC manipulates (bytes).
@@ -51,6 +51,8 @@ pub struct Window {
 pub struct CcCtx {
     pub now: Time,
     /// RFC 5681 FlightSize: `snd_nxt − snd_una` (bytes sent and not cumulatively acked).
+    /// In loss reactions (`on_loss`, `on_rto`, classic `on_ecn`) it is the value the
+    /// sender's `ssthresh_basis` selects instead: FlightSize, RFC 6675 pipe, or cwnd.
     pub flight_size: u64,
     pub srtt: Option<Time>,
 }
@@ -93,20 +95,27 @@ pub fn reno_ssthresh(flight_size: u64, mss: u64) -> u64 {
     (flight_size / 2).max(2 * mss)
 }
 
-/// RFC 5681 §3.1 slow start, eq. (2), with the RFC 3465 §2.2 limit L = 2·SMSS per ACK
-/// (so delayed ACKs still roughly double cwnd per RTT, as Linux's per-packet counting does).
-/// Stops at ssthresh and returns the acked bytes left over for congestion avoidance.
+/// RFC 5681 §3.1 slow start, eq. (2). Per ACK the window grows by the bytes it acknowledges
+/// up to the RFC 3465 §2.2 limit L·SMSS (`Abc { l }`, `l = 0`: no limit, as Linux's
+/// `tcp_slow_start` counts every segment), or by one SMSS whatever it acknowledges
+/// (`PerAck`, ns-3 `TcpNewReno::SlowStart`). Stops at ssthresh and returns the acked bytes
+/// left over for congestion avoidance.
 #[inline]
-pub fn slow_start(w: &mut Window, acked: u64) -> u64 {
+pub fn slow_start(w: &mut Window, acked: u64, ss: SlowStartIncrease) -> u64 {
     debug_assert!(w.cwnd < w.ssthresh);
-    let inc = acked.min(2 * w.mss);
+    let inc = match ss {
+        SlowStartIncrease::Abc { l: 0 } => acked,
+        SlowStartIncrease::Abc { l } => acked.min(l as u64 * w.mss),
+        SlowStartIncrease::PerAck if acked > 0 => w.mss,
+        SlowStartIncrease::PerAck => 0,
+    };
     let room = w.ssthresh - w.cwnd;
     if inc < room {
         w.cwnd += inc;
         0
     } else {
         w.cwnd = w.ssthresh;
-        acked - room.min(acked)
+        acked.saturating_sub(room)
     }
 }
 
@@ -136,7 +145,7 @@ pub enum AnyCc {
 impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.cc {
-            CcKind::NewReno => AnyCc::NewReno(NewReno::default()),
+            CcKind::NewReno => AnyCc::NewReno(NewReno::new(cfg)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg)),
             CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg)),

@@ -4,18 +4,35 @@
 //! (eq. 4), loss window of one segment on timeout. Invariant: `cwnd >= mss`.
 
 use super::{reno_avoidance, reno_ssthresh, slow_start, CcCtx, CongestionControl, Window};
+use crate::tcp::{SlowStartIncrease, TcpConfig};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct NewReno {
     /// RFC 3465 §2.1 bytes_acked accumulator for congestion avoidance.
     pub(crate) bytes_acc: u64,
+    ss: SlowStartIncrease,
+}
+
+impl Default for NewReno {
+    fn default() -> Self {
+        NewReno::new(&TcpConfig::default())
+    }
+}
+
+impl NewReno {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        NewReno {
+            bytes_acc: 0,
+            ss: cfg.ss_increase,
+        }
+    }
 }
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut Window, acked: u64, _ctx: &CcCtx) {
         let mut acked = acked;
         if w.cwnd < w.ssthresh {
-            acked = slow_start(w, acked);
+            acked = slow_start(w, acked, self.ss);
             if acked == 0 {
                 return;
             }

@@ -80,7 +80,7 @@ impl TcpLp {
             react_end: None,
             reseed: false,
             itt_end: 0,
-            reno: NewReno::default(),
+            reno: NewReno::new(cfg),
             halvings: 0,
             collapses: 0,
         }

@@ -12,6 +12,8 @@
 //! bytes in flight within `cwnd` (+ NewReno recovery inflation / RFC 3042 allowance) and
 //! within `rwnd_bytes`.
 
+pub mod hystart;
+pub mod rack;
 pub mod receiver;
 pub mod rto;
 pub mod sack;
@@ -401,25 +403,25 @@ impl TcpConfig {
                 ssthresh_basis: SsthreshBasis::Cwnd,
                 // tcp_cubic.c: hystart = 1, HYSTART_ACK_TRAIN | HYSTART_DELAY.
                 hystart,
-                prr: true,                         // tcp_cwnd_reduction
-                rack: true,                        // net.ipv4.tcp_recovery = 1
-                tlp: true,                         // net.ipv4.tcp_early_retrans = 3
-                pto_min: 2 * MS,                   // TCP_TIMEOUT_MIN_US
-                tlp_max_ack_delay: None,           // + tcp_rto_min when packets_out == 1
-                frto: true,                        // net.ipv4.tcp_frto = 2
-                undo: true,                        // tcp_try_undo_* (timestamps, D-SACK)
-                dsack: true,                       // net.ipv4.tcp_dsack = 1
-                quickack: true,                    // tcp_enter_quickack_mode
-                delayed_ack: true,                 // tcp_send_delayed_ack
-                delack_timeout: 40 * MS,           // TCP_DELACK_MIN
-                rto_mode: RtoMode::Linux,          // tcp_rtt_estimator / __tcp_set_rto
-                rto_min: 200 * MS,                 // TCP_RTO_MIN
-                rto_max: 120 * SEC,                // TCP_RTO_MAX
-                rto_init: SEC,                     // TCP_TIMEOUT_INIT
-                timer_tick: 4 * MS,                // one jiffy at CONFIG_HZ = 250
-                syn_rto: Some(SEC),                // TCP_TIMEOUT_INIT
-                syn_rtt_sample: true,              // tcp_synack_rtt_meas
-                dctcp_min_cwnd: 2,                 // dctcp_ssthresh: max(.., 2U)
+                prr: true,                // tcp_cwnd_reduction
+                rack: true,               // net.ipv4.tcp_recovery = 1
+                tlp: true,                // net.ipv4.tcp_early_retrans = 3
+                pto_min: 2 * MS,          // TCP_TIMEOUT_MIN_US
+                tlp_max_ack_delay: None,  // + tcp_rto_min when packets_out == 1
+                frto: true,               // net.ipv4.tcp_frto = 2
+                undo: true,               // tcp_try_undo_* (timestamps, D-SACK)
+                dsack: true,              // net.ipv4.tcp_dsack = 1
+                quickack: true,           // tcp_enter_quickack_mode
+                delayed_ack: true,        // tcp_send_delayed_ack
+                delack_timeout: 40 * MS,  // TCP_DELACK_MIN
+                rto_mode: RtoMode::Linux, // tcp_rtt_estimator / __tcp_set_rto
+                rto_min: 200 * MS,        // TCP_RTO_MIN
+                rto_max: 120 * SEC,       // TCP_RTO_MAX
+                rto_init: SEC,            // TCP_TIMEOUT_INIT
+                timer_tick: 4 * MS,       // one jiffy at CONFIG_HZ = 250
+                syn_rto: Some(SEC),       // TCP_TIMEOUT_INIT
+                syn_rtt_sample: true,     // tcp_synack_rtt_meas
+                dctcp_min_cwnd: 2,        // dctcp_ssthresh: max(.., 2U)
                 ..base
             },
             Profile::Ns3 => TcpConfig {
@@ -427,15 +429,15 @@ impl TcpConfig {
                 ssthresh_basis: SsthreshBasis::Pipe,    // GetSsThresh(tcb, BytesInFlight())
                 // TcpCubic: m_hystart = true, ACK train and delay detection.
                 hystart,
-                prr: true,                     // TcpPrrRecovery (ns-3 default recovery)
-                delayed_ack: true,             // DelAckCount = 2
-                delack_timeout: 200 * MS,      // DelAckTimeout
-                rto_mode: RtoMode::Rfc6298,    // RttMeanDeviation
-                clock_granularity: MS,         // ClockGranularity
-                rto_min: SEC,                  // MinRto
-                rto_init: SEC,                 // InitialRto... RttEstimator InitialEstimation
-                syn_rto: Some(3 * SEC),        // ConnTimeout
-                dctcp_min_cwnd: 1,             // TcpDctcp::ReduceCwnd has no floor
+                prr: true,                  // TcpPrrRecovery (ns-3 default recovery)
+                delayed_ack: true,          // DelAckCount = 2
+                delack_timeout: 200 * MS,   // DelAckTimeout
+                rto_mode: RtoMode::Rfc6298, // RttMeanDeviation
+                clock_granularity: MS,      // ClockGranularity
+                rto_min: SEC,               // MinRto
+                rto_init: SEC,              // InitialRto... RttEstimator InitialEstimation
+                syn_rto: Some(3 * SEC),     // ConnTimeout
+                dctcp_min_cwnd: 1,          // TcpDctcp::ReduceCwnd has no floor
                 ..base
             },
         }

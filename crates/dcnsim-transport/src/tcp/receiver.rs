@@ -20,6 +20,11 @@
 //! segments do not update it, and a gap-filling segment does), and only if TSval does not
 //! go backwards.
 //!
+//! Optional (Linux): D-SACK (RFC 2883: a duplicate segment is reported in the first SACK
+//! block), quick-ACK mode (`tcp_enter_quickack_mode`: the first `quickack_segs` segments,
+//! those after an idle gap, and those after a duplicate are ACKed at once even with delayed
+//! ACKs), and a delayed-ACK timer on tick boundaries.
+//!
 //! Invariants: out-of-order store ⊂ `(rcv_nxt, rcv_nxt + rwnd]`, `rcv_nxt <= flow_bytes`,
 //! a pending delayed ACK implies a deadline.
 
@@ -53,6 +58,16 @@ pub struct TcpReceiver {
     ts_recent: Time,
     last_ack_sent: u64,
     last_owd: Time,
+    dsack_on: bool,
+    /// D-SACK block for the next ACK (RFC 2883 §4).
+    dsack: Option<(u64, u64)>,
+    quickack_on: bool,
+    quickack_max: u32,
+    quickack_idle: Time,
+    /// ACKs still to send at once (Linux `icsk_ack.quick`).
+    quick: u32,
+    last_rx: Option<Time>,
+    tick: Time,
 }
 
 impl TcpReceiver {
@@ -76,6 +91,16 @@ impl TcpReceiver {
             ts_recent: 0,
             last_ack_sent: 0,
             last_owd: 0,
+            dsack_on: cfg.dsack && cfg.sack,
+            dsack: None,
+            quickack_on: cfg.quickack,
+            // tcp_incr_quickack: min(rcv_wnd / (2·rcv_mss), TCP_MAX_QUICKACKS), at least 2.
+            quickack_max: (cfg.rwnd_bytes / (2 * cfg.mss.max(1) as u64))
+                .clamp(2, cfg.quickack_segs.max(1) as u64) as u32,
+            quickack_idle: cfg.quickack_idle.unwrap_or(cfg.rto_min),
+            quick: 0,
+            last_rx: None,
+            tick: cfg.timer_tick,
         }
     }
 
@@ -98,14 +123,36 @@ impl TcpReceiver {
             self.ts_recent = seg.tsval;
         }
         self.last_owd = owd;
+        if self.quickack_on {
+            // tcp_event_data_recv: the first data, or data after a gap longer than the RTO,
+            // (re)enters quick-ACK mode.
+            if self
+                .last_rx
+                .is_none_or(|t| now.saturating_sub(t) > self.quickack_idle)
+            {
+                self.quick = self.quick.max(self.quickack_max);
+            }
+            self.last_rx = Some(now);
+        }
 
         if end <= self.rcv_nxt || seq == end {
             // Duplicate (or empty): RFC 5681 §4.2 / RFC 9293 — ACK immediately.
+            if self.dsack_on && seq < end {
+                self.dsack = Some((seq, end)); // RFC 2883 §4 (1)
+            }
+            if self.quickack_on && seq < end {
+                // tcp_data_queue: "A retransmit ... Force an immediate ack"
+                // (tcp_enter_quickack_mode).
+                self.quick = self.quick.max(self.quickack_max);
+            }
             self.send_ack(out);
         } else if seq > self.rcv_nxt {
             // Out of order: RFC 5681 §4.2 immediate (duplicate) ACK with SACK info.
             // RFC 9293 §3.10.7.4: bytes beyond the receive window are not accepted.
             let wnd_end = self.rcv_nxt.saturating_add(self.rwnd);
+            if self.dsack_on && self.ooo.range_containing(seq).is_some_and(|r| r.1 >= end) {
+                self.dsack = Some((seq, end)); // RFC 2883 §4 (2): duplicate above rcv_nxt
+            }
             if seq < wnd_end {
                 self.ooo.insert(seq, end.min(wnd_end));
                 self.note_recent(seq);
@@ -119,7 +166,7 @@ impl TcpReceiver {
                 self.rcv_nxt = self.rcv_nxt.max(e);
             }
             self.ooo.remove_below(self.rcv_nxt);
-            if had_gap || !self.delayed_ack || self.complete() {
+            if had_gap || !self.delayed_ack || self.complete() || self.quick > 0 {
                 // RFC 5681 §4.2: a segment filling (part of) a gap is ACKed immediately.
                 self.send_ack(out);
             } else {
@@ -129,7 +176,13 @@ impl TcpReceiver {
                     self.send_ack(out);
                 } else if self.delack_deadline.is_none() {
                     // RFC 1122 §4.2.3.2: the delay must be bounded.
-                    self.delack_deadline = Some(now.saturating_add(self.delack_timeout));
+                    let d = self.delack_timeout;
+                    self.delack_deadline = Some(if self.tick == 0 {
+                        now.saturating_add(d)
+                    } else {
+                        // On a tick boundary, as the sender's timers.
+                        (now / self.tick + d.div_ceil(self.tick)).saturating_mul(self.tick)
+                    });
                 }
             }
         }
@@ -183,17 +236,23 @@ impl TcpReceiver {
             owd: self.last_owd,
             ..Default::default()
         };
+        let mut n = 0usize;
+        if let Some(d) = self.dsack.take() {
+            // RFC 2883 §4: the D-SACK block comes first, then the usual SACK blocks.
+            a.sack[0] = d;
+            a.dsack = true;
+            n = 1;
+        }
         if self.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recently received segment; the
             // others repeat the most recently reported blocks; then fill with the highest
             // remaining ranges.
-            let mut n = 0usize;
             for i in 0..self.n_recent {
                 if n == 3 {
                     break;
                 }
                 if let Some(r) = self.ooo.range_containing(self.recent[i]) {
-                    if !a.sack[..n].contains(&r) {
+                    if !a.sack[a.dsack as usize..n].contains(&r) {
                         a.sack[n] = r;
                         n += 1;
                     }
@@ -203,14 +262,16 @@ impl TcpReceiver {
                 if n == 3 {
                     break;
                 }
-                if !a.sack[..n].contains(&r) {
+                if !a.sack[a.dsack as usize..n].contains(&r) {
                     a.sack[n] = r;
                     n += 1;
                 }
             }
-            a.n_sack = n as u8;
         }
+        a.n_sack = n as u8;
         out.push(a);
+        // tcp_dec_quickack_mode: one quick ACK spent.
+        self.quick = self.quick.saturating_sub(1);
         self.last_ack_sent = self.rcv_nxt;
         self.pending = 0;
         self.delack_deadline = None;

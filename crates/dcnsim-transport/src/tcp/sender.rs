@@ -20,10 +20,19 @@
 //! `pipe + len <= cwnd + allowance` and `pipe + len <= rwnd`.
 //! No input from the network can make the sender panic: ACKs beyond `snd_nxt` or below
 //! `snd_una` are ignored, SACK blocks are clamped to `(snd_una, snd_nxt]`.
+//!
+//! Optional mechanisms of real stacks (each a `TcpConfig` key, off in the `rfc` profile;
+//! docs/tcp.md): HyStart/HyStart++ (`hystart.rs`), PRR (RFC 6937) for the reduction in
+//! fast recovery, RACK loss detection (`rack.rs`) and the tail-loss probe (RFC 8985 §7),
+//! F-RTO (RFC 5682) and undo of spurious reductions (RFC 3522 timestamps, RFC 3708 D-SACK,
+//! RFC 4015 response), and timers quantized to a tick. All sender timers (RTO, probe,
+//! RACK reordering) are exposed as one deadline, [`TcpSender::rto_deadline`].
 
+use super::hystart::{self, HyStart};
+use super::rack::Rack;
 use super::rto::RtoEstimator;
 use super::sack::RangeSet;
-use super::{Ack, CcKind, RetxCause, Segment, TcpConfig};
+use super::{Ack, CcKind, HyStartMode, RetxCause, Segment, SsthreshBasis, TcpConfig};
 use crate::cc::{AnyCc, CcCtx, CongestionControl, OwdSample, Window};
 use dcnsim_engine::Time;
 
@@ -45,6 +54,36 @@ pub struct SenderStats {
     pub bytes_acked: u64,
     /// Window reductions in response to ECE (DCTCP or classic).
     pub ecn_cuts: u64,
+    /// Tail-loss probes sent (RFC 8985 §7.3).
+    pub tlp_probes: u64,
+    /// Losses a probe recovered without a timeout: a probe retransmission that repaired
+    /// the tail, or a recovery its ACK started (RFC 8985 §7.4).
+    pub tlp_recoveries: u64,
+    /// Timeouts undone as spurious (F-RTO, timestamps or D-SACK).
+    pub undo_rto: u64,
+    /// Fast recoveries undone as spurious (timestamps or D-SACK).
+    pub undo_fast: u64,
+    /// Slow start ended by HyStart / HyStart++ before any loss.
+    pub hystart_exits: u64,
+    /// ACKs carrying a D-SACK block.
+    pub dsacks: u64,
+}
+
+/// State to restore if the current loss episode proves spurious (Linux `undo_marker`,
+/// `prior_cwnd`, `prior_ssthresh`, `retrans_stamp`, `undo_retrans`).
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    /// Time of the episode's first retransmission: an ACK echoing an older TSval was
+    /// triggered by an original transmission (RFC 3522 Eifel detection).
+    retrans_stamp: Time,
+    /// Segments retransmitted in the episode not yet reported by a D-SACK (RFC 3708).
+    retrans: u64,
+    /// Whether the episode retransmitted anything at all.
+    any_retrans: bool,
+    /// The episode began with a timeout (else a fast retransmit).
+    timeout: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +141,32 @@ pub struct TcpSender {
     /// Time left on the retransmission timer when it was suspended by a halt.
     rto_left: Option<Time>,
     stats: SenderStats,
+
+    // ---- optional mechanisms (docs/tcp.md) ----
+    basis: SsthreshBasis,
+    /// Timer granularity (0 = exact).
+    tick: Time,
+    hystart: Option<HyStart>,
+    /// RFC 6937 PRR: (prr_delivered, prr_out, RecoverFS) during fast recovery.
+    prr: Option<(u64, u64, u64)>,
+    prr_on: bool,
+    rack: Option<Box<Rack>>,
+    /// With RACK: end of the deemed-lost prefix above HighRxt.
+    rack_lost: u64,
+    rack_deadline: Option<Time>,
+    tlp: bool,
+    pto_min: Time,
+    tlp_max_ack_delay: Time,
+    pto_deadline: Option<Time>,
+    /// The outstanding probe: (TLP.end_seq, whether it was a retransmission).
+    tlp_end: Option<(u64, bool)>,
+    undo_on: bool,
+    undo: Option<Undo>,
+    frto_on: bool,
+    /// F-RTO in progress after this timeout (RFC 5682 §3).
+    frto: bool,
+    /// F-RTO step 2b: this ACK sends new data instead of retransmitting.
+    frto_new: bool,
 }
 
 impl TcpSender {
@@ -110,6 +175,7 @@ impl TcpSender {
     pub fn new(cfg: &TcpConfig, flow_bytes: u64) -> Self {
         let mss = (cfg.mss as u64).max(1);
         let cwnd = mss * (cfg.init_cwnd_pkts as u64).max(1); // RFC 6928 / RFC 5681 IW
+        let tlp_max_ack_delay = cfg.tlp_max_ack_delay.unwrap_or(cfg.rto_min);
         TcpSender {
             mss,
             flow: flow_bytes,
@@ -121,10 +187,10 @@ impl TcpSender {
             timestamps: cfg.timestamps,
             snd_una: 0,
             snd_nxt: 0,
-            // RFC 5681 §3.1: initial ssthresh "arbitrarily high".
+            // RFC 5681 §3.1: initial ssthresh "arbitrarily high" unless configured.
             win: Window {
                 cwnd,
-                ssthresh: u64::MAX,
+                ssthresh: cfg.init_ssthresh.unwrap_or(u64::MAX).max(2 * mss),
                 mss,
             },
             cc: AnyCc::new(cfg),
@@ -149,6 +215,24 @@ impl TcpSender {
                 max_cwnd: cwnd,
                 ..Default::default()
             },
+            basis: cfg.ssthresh_basis,
+            tick: cfg.timer_tick,
+            hystart: (cfg.hystart != HyStartMode::Off).then(|| HyStart::new(cfg)),
+            prr: None,
+            prr_on: cfg.prr,
+            rack: (cfg.rack && cfg.sack).then(|| Box::new(Rack::new(mss))),
+            rack_lost: 0,
+            rack_deadline: None,
+            tlp: cfg.tlp,
+            pto_min: cfg.pto_min,
+            tlp_max_ack_delay,
+            pto_deadline: None,
+            tlp_end: None,
+            undo_on: cfg.undo,
+            undo: None,
+            frto_on: cfg.frto,
+            frto: false,
+            frto_new: false,
         }
     }
 
@@ -159,6 +243,9 @@ impl TcpSender {
         }
         self.started = true;
         self.try_send(now, out);
+        if self.tlp {
+            self.schedule_pto(now);
+        }
     }
 
     /// Processes one ACK and emits whatever the window now allows.
@@ -178,25 +265,74 @@ impl TcpSender {
         let old_una = self.snd_una;
         let sacked_before = self.sb.total();
 
+        // RFC 2883 / RFC 3708: a D-SACK reports a segment received twice.
+        let dsack = if self.sack { ack.dsack_block() } else { None };
+        if let Some((ds, de)) = dsack {
+            self.stats.dsacks += 1;
+            if let Some(u) = &mut self.undo {
+                u.retrans = u
+                    .retrans
+                    .saturating_sub((de.saturating_sub(ds)).div_ceil(mss));
+            }
+            if let Some(r) = &mut self.rack {
+                r.on_dsack(self.snd_nxt);
+            }
+        }
+
         // RFC 6675 §5 / RFC 2018 §4: update the scoreboard from the SACK blocks.
         let mut newly_sacked = 0;
+        let mut orig_sacked = false;
         if self.sack {
-            for &(s, e) in ack.sack_blocks() {
+            let blocks = if dsack.is_some() {
+                ack.sack_ranges()
+            } else {
+                ack.sack_blocks()
+            };
+            for &(s, e) in blocks {
                 let s = s.max(ack.ack);
                 let e = e.min(self.snd_nxt);
-                if s < e {
-                    newly_sacked += self.sb.insert(s, e);
+                if s >= e {
+                    continue;
                 }
+                if let Some(r) = &mut self.rack {
+                    // RACK needs the newly SACKed ranges themselves, not just their size.
+                    let mut p = s;
+                    while p < e {
+                        let (u, covered) = self.sb.next_uncovered(p);
+                        if u >= e {
+                            break;
+                        }
+                        let ge = covered.min(e);
+                        r.on_delivered(u, ge, now, ack.tsecr);
+                        p = ge;
+                    }
+                }
+                orig_sacked |= e > self.rxt;
+                newly_sacked += self.sb.insert(s, e);
             }
         }
         let acked = ack.ack - old_una;
         let mut restart_timer = acked > 0;
+        let mut rtt = None;
         if acked > 0 {
+            if let Some(r) = &mut self.rack {
+                // Cumulatively acknowledged bytes not SACKed before.
+                let mut p = old_una;
+                while p < ack.ack {
+                    let (u, covered) = self.sb.next_uncovered(p);
+                    if u >= ack.ack {
+                        break;
+                    }
+                    let ge = covered.min(ack.ack);
+                    r.on_delivered(u, ge, now, ack.tsecr);
+                    p = ge;
+                }
+            }
             self.snd_una = ack.ack;
             self.sb.remove_below(self.snd_una);
             self.stats.bytes_acked += acked;
             self.consecutive_rtos = 0;
-            self.sample_rtt(now, ack);
+            rtt = self.sample_rtt(now, ack);
         }
         if self.halted {
             // LPF §5 (TCP+): while halted, ACKs still advance snd_una and the scoreboard, but
@@ -217,19 +353,49 @@ impl TcpSender {
             self.cc
                 .on_delivered(delivered, ece, self.snd_una, self.snd_nxt);
         }
+        // Acknowledged (cumulatively or by SACK) data that was never retransmitted.
+        let orig_acked = orig_sacked || self.snd_una > self.rxt.max(old_una);
+
+        // ---- tail-loss probe outcome (RFC 8985 §7.4) ----
+        let mut reduced = false;
+        if let Some((end, retrans)) = self.tlp_end {
+            if retrans && dsack.is_some_and(|(_, de)| de >= end) {
+                // The probe was a duplicate: the original arrived, nothing was lost.
+                self.tlp_end = None;
+            } else if self.snd_una >= end {
+                self.tlp_end = None;
+                if retrans && self.phase == Phase::Open {
+                    // §7.4.2: the probe repaired a lost tail; respond as to a loss.
+                    self.stats.tlp_recoveries += 1;
+                    let ctx = self.loss_ctx(now);
+                    self.cc.on_loss(&mut self.win, &ctx);
+                    self.win.cwnd = self.win.cwnd.max(mss);
+                    self.cwr_end = self.snd_nxt;
+                    reduced = true;
+                }
+            }
+        }
+
+        // ---- undo of a spurious reduction (RFC 3522 / RFC 3708 / RFC 5682) ----
+        if self.may_undo(ack, acked > 0) {
+            self.do_undo();
+        }
 
         // ---- loss recovery state machine ----
-        let mut reduced = false;
+        let mut recovery_ended = false;
         match self.phase {
             Phase::Fast => {
                 if self.snd_una >= self.recover {
                     // RFC 6582 §3.2 step 3 (full ACK; option 2: cwnd = ssthresh) and
-                    // RFC 6675 §5 step (A): recovery ends when HighACK >= RecoveryPoint.
+                    // RFC 6675 §5 step (A): recovery ends when HighACK >= RecoveryPoint;
+                    // RFC 6937: cwnd = ssthresh at the end of recovery.
                     self.phase = Phase::Open;
                     self.win.cwnd = self.win.ssthresh.max(mss);
                     self.inflation = 0;
                     self.dupacks = 0;
+                    self.prr = None;
                     reduced = true;
+                    recovery_ended = true;
                 } else if !self.sack {
                     if acked > 0 {
                         // RFC 6582 §3.2 step 5: partial ACK — retransmit the first
@@ -253,13 +419,22 @@ impl TcpSender {
                 // With SACK, the send loop below is RFC 6675 §5 step (C).
             }
             Phase::Rto => {
-                if self.snd_una >= self.recover {
+                if self.frto {
+                    self.frto_step(acked > 0, orig_acked, is_dup || newly_sacked > 0);
+                }
+                if self.phase == Phase::Rto && self.snd_una >= self.recover {
                     self.phase = Phase::Open;
+                    self.frto = false;
+                    recovery_ended = true;
                 }
                 self.dupacks = 0;
             }
             Phase::Open => {}
         }
+        if let Some(r) = &mut self.rack {
+            r.on_ack(self.snd_una, recovery_ended);
+        }
+        self.rack_update(now);
         if self.phase == Phase::Open && !reduced {
             if acked > 0 {
                 self.dupacks = 0;
@@ -268,15 +443,22 @@ impl TcpSender {
                 self.dupacks = self.dupacks.saturating_add(1);
             }
             // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no new recovery until snd_una has
-            // passed `recover` (set by the previous recovery or RTO).
-            let una_lost = self.sack
-                && self
-                    .sb
-                    .lost_boundary(self.dupthresh, mss)
-                    .is_some_and(|l| l > self.snd_una);
+            // passed `recover` (set by the previous recovery or RTO). With RACK, a loss
+            // it detected starts recovery and the DupThresh count does not (RFC 8985 §6.2;
+            // Linux `tcp_time_to_recover`).
+            let una_lost = if self.rack.is_some() {
+                self.rack_lost > self.snd_una
+            } else {
+                self.sack
+                    && self
+                        .sb
+                        .lost_boundary(self.dupthresh, mss)
+                        .is_some_and(|l| l > self.snd_una)
+            };
+            let dup_trigger = self.rack.is_none() && self.dupacks >= self.dupthresh;
             if self.snd_una >= self.recover
                 && self.snd_una < self.snd_nxt
-                && (self.dupacks >= self.dupthresh || una_lost)
+                && (dup_trigger || una_lost)
             {
                 // RFC 5681 §3.2 / RFC 6675 §5 step 4: DupAcks >= DupThresh or
                 // IsLost(HighACK + 1).
@@ -287,10 +469,13 @@ impl TcpSender {
 
         // ---- ECN reaction: RFC 3168 §6.1.2 / RFC 8257 §3.3, at most once per window ----
         if ece && !reduced && self.phase != Phase::Fast && self.snd_una >= self.cwr_end {
-            let ctx = self.ctx(now);
+            let ctx = self.loss_ctx(now);
             self.cc.on_ecn(&mut self.win, &ctx);
             self.cwr_end = self.snd_nxt;
             self.stats.ecn_cuts += 1;
+            if let Some(h) = &mut self.hystart {
+                h.on_congestion();
+            }
             reduced = true;
         }
 
@@ -311,46 +496,139 @@ impl TcpSender {
             reduced = true;
         }
 
+        // ---- slow-start exit (Linux HyStart / RFC 9406 HyStart++) ----
+        let mut grow = acked;
+        if acked > 0 && self.phase == Phase::Open && self.win.cwnd < self.win.ssthresh {
+            if let Some(h) = &mut self.hystart {
+                let v = h.on_ack(
+                    now,
+                    rtt,
+                    self.snd_una,
+                    self.snd_nxt,
+                    self.win.cwnd,
+                    self.rto.srtt(),
+                );
+                match v {
+                    hystart::Verdict::Continue => {}
+                    hystart::Verdict::Conservative => grow = HyStart::css_share(acked),
+                    hystart::Verdict::Exit => {
+                        // Linux hystart_update: snd_ssthresh = snd_cwnd; RFC 9406: enter
+                        // congestion avoidance.
+                        self.win.ssthresh = self.win.cwnd.max(2 * mss);
+                        self.stats.hystart_exits += 1;
+                    }
+                }
+            }
+        }
+
         // ---- window growth ----
-        if acked > 0
+        if grow > 0
             && !reduced
             && self.phase != Phase::Fast
             && self.cwnd_limited
             && !ece_blocks_growth
         {
             let ctx = self.ctx(now);
-            self.cc.on_ack(&mut self.win, acked, &ctx);
+            self.cc.on_ack(&mut self.win, grow, &ctx);
         }
         self.win.cwnd = self.win.cwnd.max(mss);
+
+        // ---- RFC 6937 PRR: the send quota of this ACK during fast recovery ----
+        if self.phase == Phase::Fast && self.prr_on {
+            let dd = if self.sack || acked > 0 {
+                delivered
+            } else if is_dup {
+                mss // RFC 6937 §3: without SACK a duplicate ACK delivered one SMSS
+            } else {
+                0
+            };
+            self.prr_quota(dd);
+        }
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.win.cwnd);
 
         // ---- RFC 6298 (5.2)/(5.3) timer management ----
         if self.snd_una >= self.snd_nxt {
             self.rto_deadline = None;
         } else if restart_timer {
-            self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+            self.rto_deadline = Some(self.timer_at(now, self.rto.rto()));
         }
 
+        let nxt_before = self.snd_nxt;
         self.try_send(now, out);
+        self.frto_new = false;
+        // RFC 8985 §7.1: (re)arm the probe timer on an ACK that advances snd_una or after
+        // sending new data (never merely because a probe's ACK came back).
+        if self.tlp && (acked > 0 || self.snd_nxt > nxt_before) {
+            self.schedule_pto(now);
+        }
     }
 
-    /// The retransmission timer fired. Does nothing if called before the deadline.
+    /// The sender's timer fired (retransmission timeout, tail-loss probe or RACK
+    /// reordering timer, whichever is due). Does nothing if called before the deadline.
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
-        match self.rto_deadline {
-            Some(d) if now >= d => {}
-            _ => return,
-        }
         if self.done() {
             self.rto_deadline = None;
+            self.pto_deadline = None;
+            self.rack_deadline = None;
+            return;
+        }
+        if self.halted {
+            return;
+        }
+        let rto_due = self.rto_deadline.is_some_and(|d| now >= d);
+        if !rto_due {
+            if self.rack_deadline.is_some_and(|d| now >= d) {
+                // RFC 8985 §6.3: the reordering window of a segment has passed.
+                self.rack_deadline = None;
+                self.rack_update(now);
+                if self.phase == Phase::Open
+                    && self.rack_lost > self.snd_una
+                    && self.snd_una >= self.recover
+                {
+                    self.enter_fast_recovery(now, out);
+                }
+                let nxt_before = self.snd_nxt;
+                self.try_send(now, out);
+                if self.tlp && self.snd_nxt > nxt_before {
+                    self.schedule_pto(now);
+                }
+                return;
+            }
+            if self.pto_deadline.is_some_and(|d| now >= d) {
+                self.pto_deadline = None;
+                self.send_probe(now, out);
+                return;
+            }
             return;
         }
         self.stats.rto_count += 1;
+        self.pto_deadline = None;
+        self.rack_deadline = None;
+        self.tlp_end = None;
         let first = self.consecutive_rtos == 0;
-        let ctx = self.ctx(now);
+        // RFC 5682 §3 (Linux tcp_enter_loss): F-RTO unless the timeout interrupts a fast
+        // recovery on its first expiry.
+        self.frto = self.frto_on && self.sack && (self.phase != Phase::Fast || !first);
+        if (self.undo_on || self.frto) && (self.undo.is_none() || self.phase == Phase::Open) {
+            // Linux tcp_enter_loss → tcp_init_undo: a timeout during a recovery keeps the
+            // undo state of that recovery.
+            self.undo = Some(Undo {
+                prior_cwnd: self.win.cwnd,
+                prior_ssthresh: self.win.ssthresh,
+                retrans_stamp: now,
+                retrans: 0,
+                any_retrans: false,
+                timeout: true,
+            });
+        }
+        let ctx = self.loss_ctx(now);
         // RFC 5681 §3.1: ssthresh = max(FlightSize/2, 2·SMSS) (once per episode),
         // cwnd = LW = 1 SMSS. CUBIC: RFC 9438 §4.8.
         self.cc.on_rto(&mut self.win, &ctx, first);
         self.win.cwnd = self.win.cwnd.max(self.mss);
+        if let Some(h) = &mut self.hystart {
+            h.on_rto();
+        }
         if self.consecutive_rtos >= 2 {
             // RFC 2018 §8: the receiver may have reneged (or the SACK info was bogus); after
             // repeated timeouts stop trusting the scoreboard so progress is guaranteed.
@@ -359,6 +637,7 @@ impl TcpSender {
         self.consecutive_rtos = self.consecutive_rtos.saturating_add(1);
         // RFC 6582 §4 / RFC 6675 §5.1: RecoveryPoint = HighData, leave fast recovery.
         self.phase = Phase::Rto;
+        self.prr = None;
         self.recover = self.snd_nxt;
         self.rxt = self.snd_una;
         self.inflation = 0;
@@ -366,9 +645,9 @@ impl TcpSender {
         self.cwr_end = self.snd_nxt;
         self.timed = None; // Karn (RFC 6298 §3)
         self.rto.on_timeout(); // RFC 6298 (5.5)
-        self.rto_deadline = Some(now.saturating_add(self.rto.rto())); // RFC 6298 (5.6)
-                                                                      // RFC 6298 (5.4): retransmit the earliest unacknowledged segment (cwnd = 1 MSS and
-                                                                      // nothing is counted in flight, so exactly that one goes out).
+        self.rto_deadline = Some(self.timer_at(now, self.rto.rto())); // RFC 6298 (5.6)
+                                                                      // RFC 6298 (5.4): retransmit the earliest unacknowledged segment (cwnd = 1 MSS
+                                                                      // and nothing is counted in flight, so exactly that one goes out).
         self.try_send(now, out);
     }
 
@@ -389,6 +668,8 @@ impl TcpSender {
             // RTO on every resume would let on-off halts shorter than the RTO postpone a real
             // loss's recovery forever).
             self.rto_left = self.rto_deadline.take().map(|d| d.saturating_sub(now));
+            self.pto_deadline = None;
+            self.rack_deadline = None;
             return;
         }
         if self.started && !self.done() {
@@ -405,9 +686,13 @@ impl TcpSender {
         self.halted
     }
 
-    /// When the simulator must call [`Self::on_timeout`]; `None` when nothing is outstanding.
+    /// When the simulator must call [`Self::on_timeout`] (the earliest of the retransmission,
+    /// probe and RACK reordering timers); `None` when nothing is outstanding.
     pub fn rto_deadline(&self) -> Option<Time> {
-        self.rto_deadline
+        [self.rto_deadline, self.pto_deadline, self.rack_deadline]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Every byte cumulatively acknowledged.
@@ -506,7 +791,208 @@ impl TcpSender {
         }
     }
 
-    fn sample_rtt(&mut self, now: Time, ack: &Ack) {
+    /// The context of a loss reaction: `flight_size` is what `ssthresh_basis` halves.
+    fn loss_ctx(&self, now: Time) -> CcCtx {
+        let basis = match self.basis {
+            SsthreshBasis::FlightSize => self.snd_nxt - self.snd_una, // RFC 5681 eq. (4)
+            SsthreshBasis::Pipe => self.bytes_in_flight(),            // ns-3 BytesInFlight()
+            SsthreshBasis::Cwnd => self.win.cwnd,                     // Linux tcp_reno_ssthresh
+        };
+        CcCtx {
+            flight_size: basis,
+            ..self.ctx(now)
+        }
+    }
+
+    /// When a timer of duration `d` armed at `now` fires: exactly, or with a tick on the
+    /// tick boundary `d` rounded up later (Linux jiffies: `jiffies + usecs_to_jiffies(d)`).
+    #[inline]
+    fn timer_at(&self, now: Time, d: Time) -> Time {
+        if self.tick == 0 {
+            return now.saturating_add(d);
+        }
+        let t = self.tick;
+        (now / t).saturating_add(d.div_ceil(t)).saturating_mul(t)
+    }
+
+    /// Linux `tcp_may_undo`: the episode's retransmissions were all D-SACKed (RFC 3708),
+    /// or this ACK advancing snd_una echoes a TSval sent before the first retransmission
+    /// (RFC 3522 Eifel detection, Linux `tcp_packet_delayed`).
+    fn may_undo(&self, ack: &Ack, advanced: bool) -> bool {
+        let Some(u) = self.undo.filter(|_| self.undo_on) else {
+            return false;
+        };
+        // After the recovery has ended only D-SACKs can still prove it spurious (Linux
+        // clears retrans_stamp in the Open state).
+        (u.any_retrans && u.retrans == 0)
+            || (self.phase != Phase::Open
+                && advanced
+                && self.timestamps
+                && ack.tsecr != 0
+                && ack.tsecr < u.retrans_stamp)
+    }
+
+    /// RFC 4015 response (Linux `tcp_undo_cwnd_reduction`): restore the window the episode
+    /// took away and leave recovery.
+    fn do_undo(&mut self) {
+        let Some(u) = self.undo.take() else { return };
+        // CC `undo_cwnd` (tcp_reno_undo_cwnd): max(cwnd, prior_cwnd).
+        self.win.cwnd = self.win.cwnd.max(u.prior_cwnd);
+        if u.prior_ssthresh > self.win.ssthresh {
+            self.win.ssthresh = u.prior_ssthresh;
+        }
+        if u.timeout {
+            self.stats.undo_rto += 1;
+        } else {
+            self.stats.undo_fast += 1;
+        }
+        if self.phase == Phase::Open {
+            // A late D-SACK undo after the recovery ended (Linux tcp_try_undo_dsack in
+            // the Open state): only the window comes back.
+            return;
+        }
+        self.phase = Phase::Open;
+        self.frto = false;
+        self.prr = None;
+        self.inflation = 0;
+        self.dupacks = 0;
+        // The data below is no longer deemed lost; a real loss found later starts a new
+        // recovery at once.
+        self.recover = self.snd_una;
+        self.rack_lost = self.snd_una;
+    }
+
+    /// RFC 5682 §3 F-RTO, SACK-enhanced, as Linux `tcp_process_loss` runs it, on an ACK
+    /// after a timeout.
+    fn frto_step(&mut self, advanced: bool, orig_acked: bool, dup_or_sack: bool) {
+        if orig_acked {
+            // Step 3b: never-retransmitted data was (S)ACKed: the timeout was spurious.
+            if self.undo.is_none() {
+                self.undo = Some(Undo {
+                    prior_cwnd: self.win.cwnd,
+                    prior_ssthresh: self.win.ssthresh,
+                    retrans_stamp: 0,
+                    retrans: 0,
+                    any_retrans: false,
+                    timeout: true,
+                });
+            }
+            self.do_undo();
+            return;
+        }
+        if self.snd_nxt > self.recover {
+            // Step 3a: new data went out after the timeout and the reply is a duplicate
+            // ACK or a SACK: the loss was real.
+            if dup_or_sack {
+                self.frto = false;
+            }
+        } else if advanced && self.snd_una < self.recover {
+            // Step 2b: send new data instead of retransmitting, if there is any.
+            if self.snd_nxt < self.flow && self.snd_nxt + self.mss - self.snd_una <= self.rwnd {
+                self.frto_new = true;
+            } else {
+                self.frto = false;
+            }
+        }
+    }
+
+    /// Runs RACK loss detection (RFC 8985 §6.2 step 5) and arms its reordering timer.
+    fn rack_update(&mut self, now: Time) {
+        let Some(r) = &self.rack else { return };
+        if self.phase == Phase::Rto {
+            self.rack_deadline = None;
+            return;
+        }
+        let from = self.rxt.max(self.snd_una).max(self.rack_lost);
+        let srtt = self.rto.srtt().unwrap_or(Time::MAX);
+        let reo = r.reo_wnd(
+            self.phase == Phase::Fast,
+            self.sb.total() / self.mss,
+            self.dupthresh,
+            srtt,
+        );
+        let (lost, timer) = r.detect_loss(now, from, self.snd_nxt, &self.sb, reo);
+        self.rack_lost = lost.max(self.snd_una);
+        self.rack_deadline = timer.map(|t| self.timer_at(now, t - now));
+    }
+
+    /// RFC 6937 PRR with the slow-start reduction bound (Linux `tcp_cwnd_reduction`): sets
+    /// cwnd so that this ACK may send `sndcnt` bytes.
+    fn prr_quota(&mut self, delivered: u64) {
+        let Some((mut prr_delivered, prr_out, recover_fs)) = self.prr else {
+            return;
+        };
+        prr_delivered += delivered;
+        self.prr = Some((prr_delivered, prr_out, recover_fs));
+        // Without SACK the pipe estimate counts the duplicate ACKs as delivered segments.
+        let pipe =
+            self.bytes_in_flight()
+                .saturating_sub(if self.sack { 0 } else { self.inflation });
+        let ssthresh = self.win.ssthresh;
+        let sndcnt = if pipe > ssthresh {
+            // Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            ((prr_delivered as u128 * ssthresh as u128).div_ceil(recover_fs.max(1) as u128) as u64)
+                .saturating_sub(prr_out)
+        } else {
+            // PRR-SSRB: MIN(ssthresh − pipe, MAX(prr_delivered − prr_out, DeliveredData)
+            // + MSS).
+            let limit = prr_delivered.saturating_sub(prr_out).max(delivered) + self.mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.win.cwnd = (pipe + sndcnt).max(self.mss);
+    }
+
+    /// RFC 8985 §7.2: arm the probe timeout if a probe could help now.
+    fn schedule_pto(&mut self, now: Time) {
+        self.pto_deadline = None;
+        if !self.tlp
+            || !self.sack
+            || self.halted
+            || self.phase != Phase::Open
+            || self.tlp_end.is_some()
+            || self.snd_una >= self.snd_nxt
+        {
+            return;
+        }
+        let mut pto = match self.rto.srtt() {
+            Some(s) => (2 * s).max(self.pto_min),
+            None => self.rto.rto(), // no RTT sample yet: the initial RTO
+        };
+        if self.snd_nxt - self.snd_una <= self.mss {
+            // §7.2: one segment in flight — allow for the receiver's delayed ACK.
+            pto = pto.saturating_add(self.tlp_max_ack_delay);
+        }
+        let at = self.timer_at(now, pto);
+        // "If the RTO would fire earlier, the RTO wins" (§7.2; Linux tcp_rto_delta_us).
+        if self.rto_deadline.is_none_or(|r| at < r) {
+            self.pto_deadline = Some(at);
+        }
+    }
+
+    /// RFC 8985 §7.3: send one probe — new data if the window allows it, else the last
+    /// segment again — and re-arm the RTO.
+    fn send_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_una >= self.snd_nxt || self.phase != Phase::Open {
+            return;
+        }
+        self.stats.tlp_probes += 1;
+        if let Some((seq, len, _)) = self.new_data() {
+            if seq + len - self.snd_una <= self.rwnd {
+                self.emit(now, seq, len, None, out);
+                self.tlp_end = Some((self.snd_nxt, false));
+                self.rto_deadline = Some(self.timer_at(now, self.rto.rto()));
+                return;
+            }
+        }
+        let last = self.snd_nxt - 1;
+        let seq = (last / self.mss) * self.mss;
+        let len = self.snd_nxt - seq;
+        self.emit(now, seq, len, Some(RetxCause::Probe), out);
+        self.tlp_end = Some((self.snd_nxt, true));
+        self.rto_deadline = Some(self.timer_at(now, self.rto.rto()));
+    }
+
+    fn sample_rtt(&mut self, now: Time, ack: &Ack) -> Option<Time> {
         let sample = if self.timestamps {
             // RFC 7323 §4.1/§4: RTT = now − TSecr on ACKs that advance snd_una; valid even
             // for retransmissions because TSecr identifies the transmission.
@@ -524,11 +1010,41 @@ impl TcpSender {
         if let Some(r) = sample {
             self.rto.on_sample(r);
         }
+        sample
+    }
+
+    /// Seeds the RTT estimator with a measurement taken outside the data transfer (the
+    /// SYN / SYN-ACK round trip; the caller applies Karn's rule).
+    pub fn seed_rtt(&mut self, r: Time) {
+        self.rto.on_sample(r);
     }
 
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.stats.fast_retx += 1;
-        let ctx = self.ctx(now);
+        if self.tlp_end.take().is_some() {
+            // RFC 8985 §7.4: the probe's ACK exposed the loss; recovery starts without a
+            // timeout.
+            self.stats.tlp_recoveries += 1;
+        }
+        self.pto_deadline = None;
+        if self.undo_on {
+            self.undo = Some(Undo {
+                prior_cwnd: self.win.cwnd,
+                prior_ssthresh: self.win.ssthresh,
+                retrans_stamp: now,
+                retrans: 0,
+                any_retrans: false,
+                timeout: false,
+            });
+        }
+        if let Some(h) = &mut self.hystart {
+            h.on_congestion();
+        }
+        if self.prr_on {
+            // RFC 6937: prr_delivered = prr_out = 0, RecoverFS = snd.nxt − snd.una.
+            self.prr = Some((0, 0, self.snd_nxt - self.snd_una));
+        }
+        let ctx = self.loss_ctx(now);
         // RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh and cwnd from the CC.
         self.cc.on_loss(&mut self.win, &ctx);
         self.win.cwnd = self.win.cwnd.max(self.mss);
@@ -548,7 +1064,10 @@ impl TcpSender {
             self.rxt = self.snd_una;
             self.inflation = self.dupacks.max(1) as u64 * self.mss;
         }
-        self.emit(now, seq, len, Some(RetxCause::Fast), out);
+        if len > 0 {
+            // (Nothing to resend when every byte above snd_una has been SACKed since.)
+            self.emit(now, seq, len, Some(RetxCause::Fast), out);
+        }
     }
 
     /// End (exclusive) of the deemed-lost region.
@@ -559,7 +1078,12 @@ impl TcpSender {
             Phase::Fast if self.sack => l = l.max(self.fr_lost_floor),
             _ => {}
         }
-        if self.sack {
+        if self.rack.is_some() {
+            // RFC 8985: RACK's time-based verdict replaces the DupThresh rule.
+            if self.phase != Phase::Rto {
+                l = l.max(self.rack_lost);
+            }
+        } else if self.sack {
             if let Some(b) = self.sb.lost_boundary(self.dupthresh, self.mss) {
                 l = l.max(b);
             }
@@ -599,6 +1123,12 @@ impl TcpSender {
     fn next_seg(&self) -> Option<(u64, u64, Option<RetxCause>)> {
         match self.phase {
             Phase::Rto => {
+                if self.frto_new {
+                    // RFC 5682 §3 step 2b: probe with new data instead.
+                    if let Some(x) = self.new_data() {
+                        return Some(x);
+                    }
+                }
                 let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.recover);
                 if len > 0 {
                     return Some((p, len, Some(RetxCause::Rto)));
@@ -695,8 +1225,13 @@ impl TcpSender {
             }
             Some(c) => {
                 self.stats.retx_pkts += 1;
-                if self.sack || c == RetxCause::Rto {
+                // A probe re-sends the tail without making it a recovery retransmission.
+                if (self.sack || c == RetxCause::Rto) && c != RetxCause::Probe {
                     self.rxt = self.rxt.max(seq + len);
+                }
+                if let Some(u) = &mut self.undo {
+                    u.retrans += 1;
+                    u.any_retrans = true;
                 }
                 // Karn: a retransmission makes the timed segment's ACK ambiguous.
                 if matches!(self.timed, Some((end, _)) if seq < end) {
@@ -704,9 +1239,15 @@ impl TcpSender {
                 }
             }
         }
+        if let Some(r) = &mut self.rack {
+            r.on_send(seq, now, cause.is_some());
+        }
+        if let Some(p) = &mut self.prr {
+            p.1 += len; // RFC 6937: prr_out
+        }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now.saturating_add(self.rto.rto()));
+            self.rto_deadline = Some(self.timer_at(now, self.rto.rto()));
         }
     }
 }

@@ -1,0 +1,238 @@
+//! RACK time-based loss detection (RFC 8985 §6).
+//!
+//! Per outstanding segment the time of its latest transmission and whether it was ever
+//! retransmitted, in a window that slides with `snd_una` (memory follows the window, not
+//! the flow). RACK remembers the most recently *sent* segment that has been delivered
+//! (`xmit_ts`, `end_seq`) and its RTT; a segment sent before it that is still
+//! unacknowledged after RACK.rtt + reo_wnd is lost.
+//!
+//! The sender's loss model is a boundary: everything un-SACKed in
+//! `[max(snd_una, HighRxt), lost_end)` is deemed lost. First transmissions leave in sequence
+//! order, so the segments RACK declares lost among them always form such a prefix, and
+//! [`Rack::detect_loss`] returns its end. (Retransmissions below HighRxt are not re-judged:
+//! a lost retransmission is recovered by the probe or the RTO.)
+
+use super::sack::RangeSet;
+use dcnsim_engine::Time;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct SegTx {
+    at: Time,
+    retransmitted: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Rack {
+    mss: u64,
+    /// Segment index of `segs[0]`.
+    base: u64,
+    segs: VecDeque<SegTx>,
+    /// RACK.xmit_ts / RACK.end_seq / RACK.rtt of the latest-sent delivered segment.
+    xmit_ts: Time,
+    end_seq: u64,
+    rtt: Time,
+    /// RACK.min_RTT: the minimum RTT seen (RFC 8985 §6.2 step 2 uses it to reject
+    /// ambiguous samples of retransmitted segments).
+    min_rtt: Time,
+    /// RACK.fack: highest sequence delivered (cumulatively or by SACK).
+    fack: u64,
+    /// RFC 8985 §6.2 step 3: a never-retransmitted segment below fack was delivered late.
+    pub reordering_seen: bool,
+    reo_wnd_mult: u32,
+    reo_wnd_persist: u32,
+    dsack_round: Option<u64>,
+}
+
+impl Rack {
+    pub fn new(mss: u64) -> Self {
+        Rack {
+            mss,
+            base: 0,
+            segs: VecDeque::with_capacity(16),
+            xmit_ts: 0,
+            end_seq: 0,
+            rtt: 0,
+            min_rtt: Time::MAX,
+            fack: 0,
+            reordering_seen: false,
+            reo_wnd_mult: 1,
+            reo_wnd_persist: 0,
+            dsack_round: None,
+        }
+    }
+
+    /// A segment starting at `seq` left at `now`.
+    pub fn on_send(&mut self, seq: u64, now: Time, retransmission: bool) {
+        let idx = seq / self.mss;
+        if idx < self.base {
+            return;
+        }
+        let off = (idx - self.base) as usize;
+        if off >= self.segs.len() {
+            self.segs.resize(off + 1, SegTx::default());
+        }
+        let s = &mut self.segs[off];
+        s.at = now;
+        s.retransmitted |= retransmission;
+    }
+
+    fn seg(&self, idx: u64) -> SegTx {
+        if idx < self.base {
+            return SegTx::default();
+        }
+        self.segs
+            .get((idx - self.base) as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Bytes `[s, e)` were newly delivered (cumulatively or by SACK); `tsecr` is the ACK's
+    /// echoed timestamp (0 if none). RFC 8985 §6.2 steps 2–3 (RACK_update,
+    /// RACK_detect_reordering).
+    pub fn on_delivered(&mut self, s: u64, e: u64, now: Time, tsecr: Time) {
+        if s >= e {
+            return;
+        }
+        let mut idx = s / self.mss;
+        let last = (e - 1) / self.mss;
+        while idx <= last {
+            let seg = self.seg(idx);
+            let end = ((idx + 1) * self.mss).min(e);
+            let rtt = now.saturating_sub(seg.at);
+            // Step 2: a retransmitted segment's RTT is ambiguous unless the echo says it
+            // was this transmission that arrived, and never below the minimum RTT.
+            let ambiguous = seg.retransmitted
+                && ((tsecr != 0 && tsecr < seg.at) || (tsecr == 0 && rtt < self.min_rtt));
+            if !ambiguous {
+                self.min_rtt = self.min_rtt.min(rtt);
+                if seg.at > self.xmit_ts || (seg.at == self.xmit_ts && end > self.end_seq) {
+                    self.xmit_ts = seg.at;
+                    self.end_seq = end;
+                    self.rtt = rtt;
+                }
+            }
+            // Step 3: delivered below fack and never retransmitted → reordering.
+            if !seg.retransmitted && end < self.fack {
+                self.reordering_seen = true;
+            }
+            self.fack = self.fack.max(end);
+            idx += 1;
+        }
+    }
+
+    /// A D-SACK arrived (RFC 8985 §6.2 step 4, RACK_update_reo_wnd).
+    pub fn on_dsack(&mut self, snd_nxt: u64) {
+        if self.dsack_round.is_none() {
+            self.dsack_round = Some(snd_nxt);
+            self.reo_wnd_mult = self.reo_wnd_mult.saturating_add(1);
+            self.reo_wnd_persist = 16;
+        }
+    }
+
+    /// Step 4 bookkeeping on every ACK; `recovery_ended` when a recovery just finished.
+    pub fn on_ack(&mut self, snd_una: u64, recovery_ended: bool) {
+        if self.dsack_round.is_some_and(|r| snd_una >= r) {
+            self.dsack_round = None;
+        }
+        if recovery_ended && self.reo_wnd_persist > 0 {
+            self.reo_wnd_persist -= 1;
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_mult = 1;
+            }
+        }
+        // Forget segments below snd_una.
+        let una_idx = snd_una / self.mss;
+        while self.base < una_idx && !self.segs.is_empty() {
+            self.segs.pop_front();
+            self.base += 1;
+        }
+        if self.segs.is_empty() {
+            self.base = self.base.max(una_idx);
+        }
+    }
+
+    /// RACK.reo_wnd (RFC 8985 §6.2 step 4).
+    pub fn reo_wnd(&self, in_recovery: bool, sacked_segs: u64, dupthresh: u32, srtt: Time) -> Time {
+        if !self.reordering_seen && (in_recovery || sacked_segs >= dupthresh as u64) {
+            return 0;
+        }
+        let w = if self.min_rtt == Time::MAX {
+            0
+        } else {
+            self.reo_wnd_mult as Time * self.min_rtt / 4
+        };
+        w.min(srtt)
+    }
+
+    /// RFC 8985 §6.2 step 5 (RACK_detect_loss) over the un-SACKed first transmissions from
+    /// `from` up to `snd_nxt`: returns the end of the lost prefix (≥ `from`) and, if a
+    /// segment sent before RACK.xmit_ts is not yet lost, when it will be (the reordering
+    /// timer, RACK_detect_loss's `timeout`).
+    pub fn detect_loss(
+        &self,
+        now: Time,
+        from: u64,
+        snd_nxt: u64,
+        sb: &RangeSet,
+        reo_wnd: Time,
+    ) -> (u64, Option<Time>) {
+        let mut p = from;
+        let mut lost_end = from;
+        while p < snd_nxt {
+            let (s, next_sacked) = sb.next_uncovered(p);
+            if s >= snd_nxt {
+                break;
+            }
+            let idx = s / self.mss;
+            let seg = self.seg(idx);
+            let end = ((idx + 1) * self.mss).min(snd_nxt).min(next_sacked);
+            // Only segments sent before the latest-sent delivered one can be judged.
+            if seg.at > self.xmit_ts || (seg.at == self.xmit_ts && end >= self.end_seq) {
+                return (lost_end, None);
+            }
+            let due = seg.at.saturating_add(self.rtt).saturating_add(reo_wnd);
+            if due > now {
+                return (lost_end, Some(due));
+            }
+            lost_end = end;
+            p = end;
+        }
+        (lost_end, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_sent_before_a_delivered_one_is_lost_after_rtt_plus_reo_wnd() {
+        let mss = 1000;
+        let mut r = Rack::new(mss);
+        for i in 0..4 {
+            r.on_send(i * mss, i * 10, false);
+        }
+        // Segment 2 SACKed at t = 120 (RTT 100); 0 and 1 are not delivered.
+        let mut sb = RangeSet::with_capacity(4);
+        sb.insert(2000, 3000);
+        r.on_delivered(2000, 3000, 120, 0);
+        let reo = r.reo_wnd(false, 1, 3, 100);
+        assert_eq!(reo, 25); // min_RTT / 4
+        let (lost, timer) = r.detect_loss(120, 0, 4000, &sb, reo);
+        assert_eq!(lost, 0);
+        assert_eq!(timer, Some(125)); // segment 0: 0 + 100 + 25
+        let (lost, timer) = r.detect_loss(136, 0, 4000, &sb, reo);
+        assert_eq!(lost, 2000); // 0 (due 125) and 1 (due 135) lost; 3 sent after 2
+        assert_eq!(timer, None);
+        // With DupThresh SACKed segments and no reordering seen, reo_wnd = 0.
+        assert_eq!(r.reo_wnd(false, 3, 3, 100), 0);
+        // A late first transmission below fack is reordering: the window stays open.
+        r.on_delivered(0, 1000, 140, 0);
+        assert!(r.reordering_seen);
+        assert_eq!(r.reo_wnd(true, 3, 3, 100), 25);
+        // Sliding with snd_una forgets old segments.
+        r.on_ack(2000, false);
+        assert_eq!(r.base, 2);
+    }
+}
