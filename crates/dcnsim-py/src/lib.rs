@@ -91,6 +91,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     flows.set_item("in_window", &f.in_window)?;
     flows.set_item("sender_done_s", &f.sender_done_s)?;
     flows.set_item("deadline_s", &f.deadline_s)?;
+    flows.set_item("established_s", &f.established_s)?;
+    flows.set_item("fct_established_s", &f.fct_established_s)?;
     for (n, v) in [
         ("data_pkts", &f.data_pkts),
         ("retx_pkts", &f.retx_pkts),
@@ -104,6 +106,11 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("drops", &f.drops),
         ("tag", &f.tag),
         ("cqcn_halts", &f.cqcn_halts),
+        ("syn_retx", &f.syn_retx),
+        ("tlp_probes", &f.tlp_probes),
+        ("tlp_recoveries", &f.tlp_recoveries),
+        ("undo_rto", &f.undo_rto),
+        ("undo_fast", &f.undo_fast),
     ] {
         cols_u64(py, &flows, n, v)?;
     }

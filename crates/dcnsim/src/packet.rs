@@ -44,6 +44,8 @@ pub mod flags {
     pub const IMPORTANT: u8 = 1 << 4;
     /// The retransmission was triggered by a retransmission timeout (with `RETX`).
     pub const RTO_RETX: u8 = 1 << 5;
+    /// An ACK whose first SACK block is a D-SACK (RFC 2883).
+    pub const DSACK: u8 = 1 << 6;
 }
 
 /// Packet colour for colour-aware dropping (TLT §4; three colours on commodity chips).

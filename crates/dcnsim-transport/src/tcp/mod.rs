@@ -302,6 +302,9 @@ pub struct TcpConfig {
     pub syn_rtt_sample: bool,
     /// Floor of the DCTCP window after an ECN cut, in segments (Linux: 2; ns-3 TcpDctcp: 1).
     pub dctcp_min_cwnd: u32,
+    /// Pure ACKs grow on the wire with the SACK blocks they carry (RFC 2018 §3: 2 + 8 per
+    /// block, padded to 4 bytes). Default off (fixed ACK size).
+    pub sack_option_bytes: bool,
 }
 
 /// A named set of defaults for the behaviour keys (`profile` in a scenario); explicit keys
@@ -374,6 +377,7 @@ impl Default for TcpConfig {
             syn_rto: None,
             syn_rtt_sample: false,
             dctcp_min_cwnd: 2,
+            sack_option_bytes: false,
         }
     }
 }

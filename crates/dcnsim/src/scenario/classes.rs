@@ -231,6 +231,7 @@ impl TransportConfig {
             tcplp_delta: self.tcplp_delta,
             tcplp_gamma: self.tcplp_gamma,
             tcplp_itt_rtts: self.tcplp_itt_rtts,
+            ..TcpConfig::default()
         };
         cfg.validate().map_err(|m| {
             // TcpConfig messages start with the field name: "mss: must be > 0".

@@ -89,6 +89,26 @@ pub struct FlowRecord {
     pub drops: u64,
     /// TCP+: times a marked probe echo halted the sender.
     pub cqcn_halts: u64,
+    /// When data could first flow (the SYN-ACK's arrival with a handshake, else the start).
+    pub established: Option<Time>,
+    /// SYN retransmissions.
+    pub syn_retx: u32,
+    /// Tail-loss probes sent and losses they recovered (RFC 8985 §7).
+    pub tlp_probes: u64,
+    pub tlp_recoveries: u64,
+    /// Timeouts and fast recoveries undone as spurious (F-RTO, timestamps, D-SACK).
+    pub undo_rto: u64,
+    pub undo_fast: u64,
+}
+
+impl FlowRecord {
+    /// Copies the sender's counters that are only read at the end.
+    fn fold(&mut self, s: &dcnsim_transport::SenderStats) {
+        self.tlp_probes = s.tlp_probes;
+        self.tlp_recoveries = s.tlp_recoveries;
+        self.undo_rto = s.undo_rto;
+        self.undo_fast = s.undo_fast;
+    }
 }
 
 /// One sample of a traced flow's sender state.
@@ -332,8 +352,15 @@ impl Sim {
         let now = self.now();
         let d = &self.flows.desc[f as usize];
         let t = &self.flows.transports[d.transport as usize];
-        let (src, dst, class, entropy, wire, rto) =
-            (d.src, d.dst, d.class, d.entropy, t.ack_wire, t.tcp.rto_init);
+        // The SYN's own timer (`syn_rto`, Linux/ns-3 separate it from the data RTO).
+        let (src, dst, class, entropy, wire, rto) = (
+            d.src,
+            d.dst,
+            d.class,
+            d.entropy,
+            t.ack_wire,
+            t.tcp.syn_rto.unwrap_or(t.tcp.rto_init),
+        );
         let st = self.flows.state[f as usize].as_mut().unwrap();
         let at = now + (rto << st.syn_tries.min(20));
         st.syn_tries += 1;
@@ -374,12 +401,20 @@ impl Sim {
         }
         st.syn_pending = false;
         st.rto_at = NEVER;
+        let tries = st.syn_tries;
+        let seed = self.flows.transports[d.transport as usize].tcp.syn_rtt_sample;
+        // RFC 6298 §3 (Karn): a retried SYN's round trip is ambiguous.
+        if let (true, 1, Tx::Tcp(tx)) = (seed, tries, &mut st.tx) {
+            tx.seed_rtt(self.ev.now().saturating_sub(p.ts));
+        }
+        self.flows.rec[f as usize].syn_retx = tries.saturating_sub(1);
         self.establish(f);
     }
 
     /// Starts the data transfer of flow `f`.
     fn establish(&mut self, f: u32) {
         let now = self.now();
+        self.flows.rec[f as usize].established = Some(now);
         let d = &self.flows.desc[f as usize];
         let t = &self.flows.transports[d.transport as usize];
         let (kind, cqcn) = (t.kind, t.cqcn);
@@ -560,7 +595,8 @@ impl Sim {
     fn emit_acks(&mut self, f: u32, acks: &[Ack]) {
         let d = &self.flows.desc[f as usize];
         let (src, dst, class, entropy) = (d.dst, d.src, d.ack_class, d.entropy);
-        let wire = self.flows.transports[d.transport as usize].ack_wire;
+        let t = &self.flows.transports[d.transport as usize];
+        let (wire, sack_bytes) = (t.ack_wire, t.tcp.sack_option_bytes);
         for a in acks {
             let mut p = Packet::new(PktKind::Ack, f, src, dst, 0, wire);
             p.seq = a.ack;
@@ -572,6 +608,13 @@ impl Sim {
             p.sack = a.sack;
             if a.ece {
                 p.flags |= flags::ECE;
+            }
+            if a.dsack {
+                p.flags |= flags::DSACK;
+            }
+            if sack_bytes && a.n_sack > 0 {
+                // RFC 2018 §3: kind + length (2 bytes) and 8 per block, padded to 4 bytes.
+                p.wire += (2 + 8 * a.n_sack as u32).next_multiple_of(4);
             }
             let id = self.new_packet(p);
             self.host_send(src, id);
@@ -626,6 +669,7 @@ impl Sim {
             ece: p.flags & flags::ECE != 0,
             tsecr: p.ts,
             owd: p.owd,
+            dsack: p.flags & flags::DSACK != 0,
         };
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
@@ -681,7 +725,7 @@ impl Sim {
         if matches!(st.tx.rto_deadline(), Some(d) if d <= now) {
             let mut segs = std::mem::take(&mut self.flows.segs);
             segs.clear();
-            st.rto_pending = true;
+            let rtos = st.tx.rto_count();
             match &mut st.tx {
                 Tx::Tcp(tx) => tx.on_timeout(now, &mut segs),
                 Tx::NearOpt(tx) => {
@@ -690,6 +734,11 @@ impl Sim {
                     let (rx, fate, mss) = (&st.rx, &st.fate, st.mss);
                     tx.on_timeout(now, |seq| !rx.has(seq) && fate.get(seq / mss) == 0);
                 }
+            }
+            // The sender's timer may have been a probe or RACK's: only a timeout makes
+            // its first retransmission the one that tells whether the RTO was spurious.
+            if st.tx.rto_count() > rtos {
+                st.rto_pending = true;
             }
             self.emit_segments(f, &segs);
             self.flows.segs = segs;
@@ -728,6 +777,7 @@ impl Sim {
             rec.rto_count = st.tx.rto_count();
             if let Tx::Tcp(t) = &st.tx {
                 rec.max_cwnd = rec.max_cwnd.max(t.stats().max_cwnd);
+                rec.fold(t.stats());
             }
             if matches!(st.tx, Tx::NearOpt(_)) {
                 let (q, path) = (st.queue, std::mem::take(&mut st.path));
@@ -814,6 +864,15 @@ impl Sim {
             Tx::NearOpt(t) => Some(t.rate),
             Tx::Tcp(_) => None,
         }
+    }
+
+    /// A flow's record with the counters of a sender still running folded in.
+    pub(super) fn flow_record(&self, f: usize) -> FlowRecord {
+        let mut r = self.flows.rec[f].clone();
+        if let Some(Tx::Tcp(t)) = self.flows.state[f].as_ref().map(|s| &s.tx) {
+            r.fold(t.stats());
+        }
+        r
     }
 
     /// Live view of a running flow's sender (for traces and tests).

@@ -35,6 +35,17 @@ pub struct FlowTable {
     pub priority: Vec<u64>,
     /// TCP+: times marked probe echoes halted the sender.
     pub cqcn_halts: Vec<u64>,
+    /// When data could first flow (SYN-ACK arrival with a handshake, else the start), the
+    /// FCT from there, and SYN retransmissions.
+    pub established_s: Vec<f64>,
+    pub fct_established_s: Vec<f64>,
+    pub syn_retx: Vec<u64>,
+    /// Tail-loss probes sent and losses they recovered (RFC 8985 §7).
+    pub tlp_probes: Vec<u64>,
+    pub tlp_recoveries: Vec<u64>,
+    /// Timeouts / fast recoveries undone as spurious (F-RTO, timestamps, D-SACK).
+    pub undo_rto: Vec<u64>,
+    pub undo_fast: Vec<u64>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -93,7 +104,8 @@ fn opt_s(t: Option<u64>) -> f64 {
 impl Sim {
     pub fn flow_table(&self) -> FlowTable {
         let mut t = FlowTable::default();
-        for (i, (d, r)) in self.flows.desc.iter().zip(&self.flows.rec).enumerate() {
+        for (i, d) in self.flows.desc.iter().enumerate() {
+            let r = &self.flow_record(i);
             t.flow_id.push(i as u64);
             t.class_id.push(d.traffic_class as u64);
             t.src.push(d.src as u64);
@@ -125,6 +137,14 @@ impl Sim {
             t.tag.push(d.tag as u64);
             t.priority.push(d.class as u64);
             t.cqcn_halts.push(r.cqcn_halts);
+            t.established_s.push(opt_s(r.established));
+            t.fct_established_s
+                .push(opt_s(r.finish.zip(r.established).map(|(f, e)| f - e)));
+            t.syn_retx.push(r.syn_retx as u64);
+            t.tlp_probes.push(r.tlp_probes);
+            t.tlp_recoveries.push(r.tlp_recoveries);
+            t.undo_rto.push(r.undo_rto);
+            t.undo_fast.push(r.undo_fast);
         }
         t
     }
