@@ -90,7 +90,12 @@ fn profiles_differ_on_one_incast_in_the_direction_their_mechanisms_predict() {
     }
     let rtos = |o: &RunOutput| sum(o, &|o| &o.flows.rto_count);
     // Linux probes tails and detects losses by time: fewer timeouts than the RFC baseline.
-    assert!(rtos(&linux) < rtos(&rfc), "linux {} vs rfc {}", rtos(&linux), rtos(&rfc));
+    assert!(
+        rtos(&linux) < rtos(&rfc),
+        "linux {} vs rfc {}",
+        rtos(&linux),
+        rtos(&rfc)
+    );
     assert!(sum(&linux, &|o| &o.flows.tlp_probes) > 0);
     assert_eq!(sum(&rfc, &|o| &o.flows.tlp_probes), 0);
     // ns-3 differs from the baseline (per-ACK slow start, pipe-based ssthresh, PRR,
@@ -105,8 +110,7 @@ fn profiles_differ_on_one_incast_in_the_direction_their_mechanisms_predict() {
 /// SYN retry; the SYN uses `syn_rto`, not the data RTO.
 #[test]
 fn handshake_records_establishment_and_syn_retries() {
-    let out = run(
-        r#"{
+    let out = run(r#"{
         "topology": {"kind": "star", "hosts": 2, "link": {"rate": "10Gbps", "delay": "5us"}},
         "switch": {"queues": 1, "scheduler": {"kind": "fifo"}},
         "transports": {"t": {"handshake": true, "syn_rto": "3ms", "rto_min": "1ms",
@@ -115,8 +119,7 @@ fn handshake_records_establishment_and_syn_retries() {
                      "workload": {"kind": "flows", "list": [
                         {"src": 0, "dst": 1, "size": "100KB", "start": 0}]}}],
         "run": {"duration": "10ms"}
-    }"#,
-    );
+    }"#);
     let f = &out.flows;
     assert!(f.completed[0]);
     // SYN + SYN-ACK: one round trip of header packets (4 hops of 5 µs + serialization).

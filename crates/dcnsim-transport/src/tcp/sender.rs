@@ -266,7 +266,11 @@ impl TcpSender {
         let sacked_before = self.sb.total();
 
         // RFC 2883 / RFC 3708: a D-SACK reports a segment received twice.
-        let dsack = if self.sack { ack.dsack_block() } else { None };
+        let dsack = if ack.dsack && self.sack {
+            ack.dsack_block()
+        } else {
+            None
+        };
         if let Some((ds, de)) = dsack {
             self.stats.dsacks += 1;
             if let Some(u) = &mut self.undo {
@@ -353,8 +357,6 @@ impl TcpSender {
             self.cc
                 .on_delivered(delivered, ece, self.snd_una, self.snd_nxt);
         }
-        // Acknowledged (cumulatively or by SACK) data that was never retransmitted.
-        let orig_acked = orig_sacked || self.snd_una > self.rxt.max(old_una);
 
         // ---- tail-loss probe outcome (RFC 8985 §7.4) ----
         let mut reduced = false;
@@ -377,7 +379,7 @@ impl TcpSender {
         }
 
         // ---- undo of a spurious reduction (RFC 3522 / RFC 3708 / RFC 5682) ----
-        if self.may_undo(ack, acked > 0) {
+        if self.undo.is_some() && self.may_undo(ack, acked > 0) {
             self.do_undo();
         }
 
@@ -420,6 +422,8 @@ impl TcpSender {
             }
             Phase::Rto => {
                 if self.frto {
+                    // Acknowledged (cumulatively or by SACK) data never retransmitted.
+                    let orig_acked = orig_sacked || self.snd_una > self.rxt.max(old_una);
                     self.frto_step(acked > 0, orig_acked, is_dup || newly_sacked > 0);
                 }
                 if self.phase == Phase::Rto && self.snd_una >= self.recover {
@@ -433,8 +437,8 @@ impl TcpSender {
         }
         if let Some(r) = &mut self.rack {
             r.on_ack(self.snd_una, recovery_ended);
+            self.rack_update(now);
         }
-        self.rack_update(now);
         if self.phase == Phase::Open && !reduced {
             if acked > 0 {
                 self.dupacks = 0;
@@ -498,8 +502,8 @@ impl TcpSender {
 
         // ---- slow-start exit (Linux HyStart / RFC 9406 HyStart++) ----
         let mut grow = acked;
-        if acked > 0 && self.phase == Phase::Open && self.win.cwnd < self.win.ssthresh {
-            if let Some(h) = &mut self.hystart {
+        if let Some(h) = &mut self.hystart {
+            if acked > 0 && self.phase == Phase::Open && self.win.cwnd < self.win.ssthresh {
                 let v = h.on_ack(
                     now,
                     rtt,
@@ -534,7 +538,7 @@ impl TcpSender {
         self.win.cwnd = self.win.cwnd.max(mss);
 
         // ---- RFC 6937 PRR: the send quota of this ACK during fast recovery ----
-        if self.phase == Phase::Fast && self.prr_on {
+        if self.prr_on && self.phase == Phase::Fast {
             let dd = if self.sack || acked > 0 {
                 delivered
             } else if is_dup {
@@ -555,7 +559,9 @@ impl TcpSender {
 
         let nxt_before = self.snd_nxt;
         self.try_send(now, out);
-        self.frto_new = false;
+        if self.frto {
+            self.frto_new = false;
+        }
         // RFC 8985 §7.1: (re)arm the probe timer on an ACK that advances snd_una or after
         // sending new data (never merely because a probe's ACK came back).
         if self.tlp && (acked > 0 || self.snd_nxt > nxt_before) {
@@ -688,11 +694,12 @@ impl TcpSender {
 
     /// When the simulator must call [`Self::on_timeout`] (the earliest of the retransmission,
     /// probe and RACK reordering timers); `None` when nothing is outstanding.
+    #[inline]
     pub fn rto_deadline(&self) -> Option<Time> {
-        [self.rto_deadline, self.pto_deadline, self.rack_deadline]
-            .into_iter()
-            .flatten()
-            .min()
+        match (self.pto_deadline, self.rack_deadline) {
+            (None, None) => self.rto_deadline,
+            (p, r) => [self.rto_deadline, p, r].into_iter().flatten().min(),
+        }
     }
 
     /// Every byte cumulatively acknowledged.

@@ -402,7 +402,9 @@ impl Sim {
         st.syn_pending = false;
         st.rto_at = NEVER;
         let tries = st.syn_tries;
-        let seed = self.flows.transports[d.transport as usize].tcp.syn_rtt_sample;
+        let seed = self.flows.transports[d.transport as usize]
+            .tcp
+            .syn_rtt_sample;
         // RFC 6298 §3 (Karn): a retried SYN's round trip is ambiguous.
         if let (true, 1, Tx::Tcp(tx)) = (seed, tries, &mut st.tx) {
             tx.seed_rtt(self.ev.now().saturating_sub(p.ts));
