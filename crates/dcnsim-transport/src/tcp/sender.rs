@@ -271,16 +271,8 @@ impl TcpSender {
         } else {
             None
         };
-        if let Some((ds, de)) = dsack {
-            self.stats.dsacks += 1;
-            if let Some(u) = &mut self.undo {
-                u.retrans = u
-                    .retrans
-                    .saturating_sub((de.saturating_sub(ds)).div_ceil(mss));
-            }
-            if let Some(r) = &mut self.rack {
-                r.on_dsack(self.snd_nxt);
-            }
+        if let Some(d) = dsack {
+            self.on_dsack(d);
         }
 
         // RFC 6675 §5 / RFC 2018 §4: update the scoreboard from the SACK blocks.
@@ -298,18 +290,9 @@ impl TcpSender {
                 if s >= e {
                     continue;
                 }
-                if let Some(r) = &mut self.rack {
+                if self.rack.is_some() {
                     // RACK needs the newly SACKed ranges themselves, not just their size.
-                    let mut p = s;
-                    while p < e {
-                        let (u, covered) = self.sb.next_uncovered(p);
-                        if u >= e {
-                            break;
-                        }
-                        let ge = covered.min(e);
-                        r.on_delivered(u, ge, now, ack.tsecr);
-                        p = ge;
-                    }
+                    self.rack_delivered(s, e, now, ack.tsecr);
                 }
                 orig_sacked |= e > self.rxt;
                 newly_sacked += self.sb.insert(s, e);
@@ -319,18 +302,9 @@ impl TcpSender {
         let mut restart_timer = acked > 0;
         let mut rtt = None;
         if acked > 0 {
-            if let Some(r) = &mut self.rack {
+            if self.rack.is_some() {
                 // Cumulatively acknowledged bytes not SACKed before.
-                let mut p = old_una;
-                while p < ack.ack {
-                    let (u, covered) = self.sb.next_uncovered(p);
-                    if u >= ack.ack {
-                        break;
-                    }
-                    let ge = covered.min(ack.ack);
-                    r.on_delivered(u, ge, now, ack.tsecr);
-                    p = ge;
-                }
+                self.rack_delivered(old_una, ack.ack, now, ack.tsecr);
             }
             self.snd_una = ack.ack;
             self.sb.remove_below(self.snd_una);
@@ -359,24 +333,7 @@ impl TcpSender {
         }
 
         // ---- tail-loss probe outcome (RFC 8985 §7.4) ----
-        let mut reduced = false;
-        if let Some((end, retrans)) = self.tlp_end {
-            if retrans && dsack.is_some_and(|(_, de)| de >= end) {
-                // The probe was a duplicate: the original arrived, nothing was lost.
-                self.tlp_end = None;
-            } else if self.snd_una >= end {
-                self.tlp_end = None;
-                if retrans && self.phase == Phase::Open {
-                    // §7.4.2: the probe repaired a lost tail; respond as to a loss.
-                    self.stats.tlp_recoveries += 1;
-                    let ctx = self.loss_ctx(now);
-                    self.cc.on_loss(&mut self.win, &ctx);
-                    self.win.cwnd = self.win.cwnd.max(mss);
-                    self.cwr_end = self.snd_nxt;
-                    reduced = true;
-                }
-            }
-        }
+        let mut reduced = self.tlp_end.is_some() && self.tlp_outcome(now, dsack);
 
         // ---- undo of a spurious reduction (RFC 3522 / RFC 3708 / RFC 5682) ----
         if self.undo.is_some() && self.may_undo(ack, acked > 0) {
@@ -501,29 +458,11 @@ impl TcpSender {
         }
 
         // ---- slow-start exit (Linux HyStart / RFC 9406 HyStart++) ----
-        let mut grow = acked;
-        if let Some(h) = &mut self.hystart {
-            if acked > 0 && self.phase == Phase::Open && self.win.cwnd < self.win.ssthresh {
-                let v = h.on_ack(
-                    now,
-                    rtt,
-                    self.snd_una,
-                    self.snd_nxt,
-                    self.win.cwnd,
-                    self.rto.srtt(),
-                );
-                match v {
-                    hystart::Verdict::Continue => {}
-                    hystart::Verdict::Conservative => grow = HyStart::css_share(acked),
-                    hystart::Verdict::Exit => {
-                        // Linux hystart_update: snd_ssthresh = snd_cwnd; RFC 9406: enter
-                        // congestion avoidance.
-                        self.win.ssthresh = self.win.cwnd.max(2 * mss);
-                        self.stats.hystart_exits += 1;
-                    }
-                }
-            }
-        }
+        let grow = if self.hystart.is_some() {
+            self.hystart_step(now, acked, rtt)
+        } else {
+            acked
+        };
 
         // ---- window growth ----
         if grow > 0
@@ -825,6 +764,7 @@ impl TcpSender {
     /// Linux `tcp_may_undo`: the episode's retransmissions were all D-SACKed (RFC 3708),
     /// or this ACK advancing snd_una echoes a TSval sent before the first retransmission
     /// (RFC 3522 Eifel detection, Linux `tcp_packet_delayed`).
+    #[inline(never)]
     fn may_undo(&self, ack: &Ack, advanced: bool) -> bool {
         let Some(u) = self.undo.filter(|_| self.undo_on) else {
             return false;
@@ -903,7 +843,96 @@ impl TcpSender {
         }
     }
 
+    /// A D-SACK (RFC 2883): one retransmission fewer to account for (RFC 3708), and RACK's
+    /// reordering window widens (RFC 8985 §6.2 step 4).
+    #[cold]
+    #[inline(never)]
+    fn on_dsack(&mut self, (ds, de): (u64, u64)) {
+        self.stats.dsacks += 1;
+        if let Some(u) = &mut self.undo {
+            u.retrans = u
+                .retrans
+                .saturating_sub(de.saturating_sub(ds).div_ceil(self.mss));
+        }
+        if let Some(r) = &mut self.rack {
+            r.on_dsack(self.snd_nxt);
+        }
+    }
+
+    /// Feeds RACK the parts of `[s, e)` not yet SACKed (newly delivered bytes).
+    #[inline(never)]
+    fn rack_delivered(&mut self, s: u64, e: u64, now: Time, tsecr: Time) {
+        let Some(r) = &mut self.rack else { return };
+        let mut p = s;
+        while p < e {
+            let (u, covered) = self.sb.next_uncovered(p);
+            if u >= e {
+                break;
+            }
+            let ge = covered.min(e);
+            r.on_delivered(u, ge, now, tsecr);
+            p = ge;
+        }
+    }
+
+    /// RFC 8985 §7.4: what this ACK says about the outstanding probe. Returns whether the
+    /// window was reduced (a probe retransmission repaired a lost tail).
+    #[inline(never)]
+    fn tlp_outcome(&mut self, now: Time, dsack: Option<(u64, u64)>) -> bool {
+        let Some((end, retrans)) = self.tlp_end else {
+            return false;
+        };
+        if retrans && dsack.is_some_and(|(_, de)| de >= end) {
+            // The probe was a duplicate: the original arrived, nothing was lost.
+            self.tlp_end = None;
+        } else if self.snd_una >= end {
+            self.tlp_end = None;
+            if retrans && self.phase == Phase::Open {
+                // §7.4.2: the probe repaired a lost tail; respond as to a loss.
+                self.stats.tlp_recoveries += 1;
+                let ctx = self.loss_ctx(now);
+                self.cc.on_loss(&mut self.win, &ctx);
+                self.win.cwnd = self.win.cwnd.max(self.mss);
+                self.cwr_end = self.snd_nxt;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Slow-start exit (Linux HyStart / RFC 9406 HyStart++) on an ACK: returns the bytes
+    /// slow start may grow by.
+    #[inline(never)]
+    fn hystart_step(&mut self, now: Time, acked: u64, rtt: Option<Time>) -> u64 {
+        let Some(h) = &mut self.hystart else {
+            return acked;
+        };
+        if acked == 0 || self.phase != Phase::Open || self.win.cwnd >= self.win.ssthresh {
+            return acked;
+        }
+        let v = h.on_ack(
+            now,
+            rtt,
+            self.snd_una,
+            self.snd_nxt,
+            self.win.cwnd,
+            self.rto.srtt(),
+        );
+        match v {
+            hystart::Verdict::Continue => acked,
+            hystart::Verdict::Conservative => HyStart::css_share(acked),
+            hystart::Verdict::Exit => {
+                // Linux hystart_update: snd_ssthresh = snd_cwnd; RFC 9406: enter
+                // congestion avoidance.
+                self.win.ssthresh = self.win.cwnd.max(2 * self.mss);
+                self.stats.hystart_exits += 1;
+                acked
+            }
+        }
+    }
+
     /// Runs RACK loss detection (RFC 8985 §6.2 step 5) and arms its reordering timer.
+    #[inline(never)]
     fn rack_update(&mut self, now: Time) {
         let Some(r) = &self.rack else { return };
         if self.phase == Phase::Rto {
@@ -925,6 +954,7 @@ impl TcpSender {
 
     /// RFC 6937 PRR with the slow-start reduction bound (Linux `tcp_cwnd_reduction`): sets
     /// cwnd so that this ACK may send `sndcnt` bytes.
+    #[inline(never)]
     fn prr_quota(&mut self, delivered: u64) {
         let Some((mut prr_delivered, prr_out, recover_fs)) = self.prr else {
             return;
@@ -950,6 +980,7 @@ impl TcpSender {
     }
 
     /// RFC 8985 §7.2: arm the probe timeout if a probe could help now.
+    #[inline(never)]
     fn schedule_pto(&mut self, now: Time) {
         self.pto_deadline = None;
         if !self.tlp
