@@ -162,7 +162,7 @@ impl Scenario {
                 && TransportConfig::builtin(&c.transport).is_none()
             {
                 let mut known: Vec<String> = self.transports.keys().cloned().collect();
-                known.extend(["cubic", "dctcp", "newreno"].map(String::from));
+                known.extend(super::transport::BUILTINS.map(|b| b.0.to_string()));
                 return Err(ConfigError::new(
                     format!("classes[{i}].transport"),
                     format!(
