@@ -349,7 +349,7 @@ transport_keys! {
     /// CUBIC Reno-friendly region
     cubic_tcp_friendly: bool = tcp(cubic_tcp_friendly), "bool", "", "RFC 9438 §4.3";
     /// Near-Opt rate-update period T (LPF §3); unset = the host link delay
-    nearopt_period: Option<Dur> = val(None), "duration", "> 0", "";
+    nearopt_period: Option<Dur> = val(None), "duration", "≥ 1 ns (clamped)", "";
     /// Near-Opt rate floor (0: a flow with no available rate pauses)
     nearopt_min_rate: Bw = val(Bw(0)), "rate", "", "";
     /// when Near-Opt learns of a drop: `timeout` (at its retransmission timeout, the paper's
@@ -364,7 +364,7 @@ transport_keys! {
     /// TCP+ probe interval (one probe per interval per flow)
     cqcn_interval: Dur = val(Dur::us(100)), "duration", "", "";
     /// TCP+ probe size on the wire
-    cqcn_probe: Bytes = val(Bytes(64)), "bytes", "", "";
+    cqcn_probe: Bytes = val(Bytes(64)), "bytes", "≥ 64 with cqcn", "";
     /// queue of TCP+ probes and their echoes
     cqcn_priority: u8 = val(0), "queue", "a queue of every port", "";
     /// LEDBAT TARGET queuing delay (LPF Fig. 10 uses 3.2 ms)
