@@ -257,3 +257,33 @@ fn every_key_roundtrips_through_the_normalized_scenario() {
     );
     assert_roundtrip(Value::Object(all));
 }
+
+/// The range column of the key table agrees with `TcpConfig::validate`: a key documented as
+/// "≥ 1" or "> 0" is rejected at 0, under its own name.
+#[test]
+fn documented_lower_bounds_are_enforced() {
+    let mut checked = 0;
+    for k in TRANSPORT_KEYS
+        .iter()
+        .filter(|k| k.range == "≥ 1" || k.range == "> 0")
+    {
+        let mut t = json!({ k.name: 0 });
+        if k.name == "rto_static" {
+            t["rto_mode"] = json!("static");
+        }
+        let e = err_of(t);
+        let want = if k.name == "rto_static" {
+            "rto_mode"
+        } else {
+            k.name
+        };
+        assert_eq!(
+            e.path,
+            format!("transports.mytcp.{want}"),
+            "{}: {e}",
+            k.name
+        );
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} keys checked");
+}
