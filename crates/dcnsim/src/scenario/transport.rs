@@ -579,27 +579,17 @@ pub fn transport_keys_md() -> String {
     s
 }
 
-const ALL_CCS: [(CcName, &str); 5] = [
-    (CcName::NewReno, "newreno"),
-    (CcName::Cubic, "cubic"),
-    (CcName::Dctcp, "dctcp"),
-    (CcName::Ledbat, "ledbat"),
-    (CcName::TcpLp, "tcp_lp"),
-];
-
 /// The profile table of docs/tcp.md: every TCP behaviour key (a key with sources) under
 /// `rfc`, `linux` and `ns3`. A value that depends on `cc` is given as
 /// "newreno's value; cc: value" for the other congestion controls that differ.
 pub fn tcp_profiles_md() -> String {
     let profiles = [ProfileName::Rfc, ProfileName::Linux, ProfileName::Ns3];
+    // Every congestion control is a built-in; newreno's values are the base.
+    let mut ccs = BUILTINS.to_vec();
+    ccs.sort_by_key(|&(_, cc)| cc != CcName::NewReno);
     let vals: Vec<Vec<_>> = profiles
         .iter()
-        .map(|&p| {
-            ALL_CCS
-                .iter()
-                .map(|&(cc, _)| resolved_json(p, cc))
-                .collect()
-        })
+        .map(|&p| ccs.iter().map(|&(_, cc)| resolved_json(p, cc)).collect())
         .collect();
     let mut s = String::from("| key | rfc | linux | ns3 | sources |\n|---|---|---|---|---|\n");
     for k in TRANSPORT_KEYS.iter().filter(|k| !k.source.is_empty()) {
@@ -607,7 +597,7 @@ pub fn tcp_profiles_md() -> String {
         for per_cc in &vals {
             let base = &per_cc[0][k.name];
             let mut cell = md_value(base);
-            for (m, (_, cc)) in per_cc.iter().zip(ALL_CCS).skip(1) {
+            for (m, (cc, _)) in per_cc.iter().zip(&ccs).skip(1) {
                 if &m[k.name] != base {
                     cell += &format!("; {cc}: {}", md_value(&m[k.name]));
                 }
