@@ -8,8 +8,11 @@
 //! ```
 //!
 //! * The first non-comment line is the header. Columns are named, in any order:
-//!   `src`, `dst`, `size`, `start` are required; `class` (default 0), `deadline` (empty =
-//!   none) and `tag` (default 0) are optional. Other or repeated names are errors.
+//!   `src`, `dst`, `size`, `start` are required; `class` (default: the loading class, 0 for
+//!   [`parse_flow_csv`]), `deadline` (empty = none) and `tag` (default 0) are optional.
+//!   Other or repeated names are errors.
+//! * `class`: with [`parse_flow_csv_in`], the index or the name of the scenario class that
+//!   sends the flow (its transport and priority apply); empty = the loading class.
 //! * `src`, `dst`: host indices `< n_hosts`, different. `size`: payload bytes, an integer
 //!   `>= 1` (`1e6` or `1000.0` are accepted when they are whole numbers).
 //! * `start` and `deadline` are in **seconds** (floats, converted to picoseconds rounding
@@ -46,11 +49,36 @@ const COLS: &[(&str, Col)] = &[
     ("tag", Col::Tag),
 ];
 
-/// Parses a CSV flow list (see the module docs) for a network of `n_hosts` hosts.
+/// Parses a CSV flow list (see the module docs) for a network of `n_hosts` hosts. The
+/// `class` column is taken as a number (default 0) and not checked against any classes;
+/// scenarios use [`parse_flow_csv_in`].
 pub fn parse_flow_csv(
     text: &str,
     path: &str,
     n_hosts: u32,
+) -> Result<Vec<FlowSpec>, WorkloadError> {
+    parse(text, path, n_hosts, None, 0)
+}
+
+/// Parses a CSV flow list loaded by class `default_class` of a scenario whose classes are
+/// `class_names`: a row's `class` is the index (`0..class_names.len()`) or the name of the
+/// class that sends it; empty or no column = `default_class`.
+pub fn parse_flow_csv_in(
+    text: &str,
+    path: &str,
+    n_hosts: u32,
+    class_names: &[String],
+    default_class: u16,
+) -> Result<Vec<FlowSpec>, WorkloadError> {
+    parse(text, path, n_hosts, Some(class_names), default_class)
+}
+
+fn parse(
+    text: &str,
+    path: &str,
+    n_hosts: u32,
+    class_names: Option<&[String]>,
+    default_class: u16,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let mut header: Option<Vec<Col>> = None;
     let mut flows = Vec::new();
@@ -80,7 +108,7 @@ pub fn parse_flow_csv(
             dst: 0,
             size: 0,
             start: 0,
-            class: 0,
+            class: default_class,
             deadline: None,
             tag: 0,
         };
@@ -108,11 +136,21 @@ pub fn parse_flow_csv(
                 Col::Start => {
                     f.start = parse_secs(v).ok_or_else(|| bad("a start time in seconds >= 0"))?
                 }
-                Col::Class => {
-                    if !v.is_empty() {
-                        f.class = v.parse().map_err(|_| bad("a class number in 0..=65535"))?;
+                Col::Class if v.is_empty() => {}
+                Col::Class => match class_names {
+                    None => f.class = v.parse().map_err(|_| bad("a class number in 0..=65535"))?,
+                    Some(names) => {
+                        let by_index = v.parse::<usize>().ok().filter(|&i| i < names.len());
+                        let i = by_index.or_else(|| names.iter().position(|n| n == v));
+                        f.class = i.ok_or_else(|| {
+                            bad(&format!(
+                                "a class index in 0..{} or a class name ({})",
+                                names.len(),
+                                names.join(", ")
+                            ))
+                        })? as u16;
                     }
-                }
+                },
                 Col::Tag => {
                     if !v.is_empty() {
                         f.tag = v.parse().map_err(|_| bad("a tag in 0..=4294967295"))?;
@@ -312,6 +350,30 @@ mod tests {
                 e.msg.contains(want),
                 "{text:?}: got '{}', want '{want}'",
                 e.msg
+            );
+        }
+    }
+
+    #[test]
+    fn class_column_names_a_scenario_class() {
+        let names = ["bulk".to_string(), "rpc".to_string()];
+        let text = "src,dst,size,start,class\n0,1,10,0,rpc\n0,1,10,1,0\n0,1,10,2,\n0,1,10,3,1\n";
+        let f = parse_flow_csv_in(text, "csv", 4, &names, 1).unwrap();
+        let classes: Vec<u16> = f.iter().map(|f| f.class).collect();
+        assert_eq!(classes, [1, 0, 1, 1]);
+        // no class column: the loading class
+        let f = parse_flow_csv_in("src,dst,size,start\n0,1,10,0\n", "csv", 4, &names, 1).unwrap();
+        assert_eq!(f[0].class, 1);
+        for bad in ["2", "web", "-1"] {
+            let text = format!("src,dst,size,start,class\n0,1,10,0,{bad}\n");
+            let e = parse_flow_csv_in(&text, "csv", 4, &names, 0).unwrap_err();
+            assert_eq!(e.path, "csv");
+            assert_eq!(
+                e.msg,
+                format!(
+                    "line 2, column 'class': expected a class index in 0..2 or a class name \
+                     (bulk, rpc), got '{bad}'"
+                )
             );
         }
     }

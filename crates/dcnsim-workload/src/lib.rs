@@ -44,7 +44,7 @@ pub mod size;
 
 pub use arrivals::{poisson, DeadlineDist, LoadBasis, PoissonSpec};
 pub use cdf::{builtin_cdf, builtin_cdf_names, Cdf, Interp, BUILTIN_README};
-pub use csv::parse_flow_csv;
+pub use csv::{parse_flow_csv, parse_flow_csv_in};
 pub use das::{das, split_tag, DasSpec, DUPLICATE_TAG_BIT};
 pub use error::WorkloadError;
 pub use incast::{incast, IncastSpec};

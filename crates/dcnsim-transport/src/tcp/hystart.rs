@@ -162,20 +162,23 @@ impl HyStart {
             }
             self.new_round(now, snd_nxt);
         }
-        let Some(delay) = rtt.map(|r| r.max(1)) else {
-            return self.css_verdict();
-        };
-        // cubictcp_acked: "first time call or link delay decreases".
-        if self.delay_min == 0 || delay < self.delay_min {
-            self.delay_min = delay;
+        // Linux samples the RTT of every ACK from its skb send times; without TCP
+        // timestamps this sender times one segment per RTT (RFC 6298 §3), so some ACKs
+        // carry no sample: they still extend the ACK train, only the delay tests skip them.
+        let delay = rtt.map(|r| r.max(1));
+        if let Some(d) = delay {
+            // cubictcp_acked: "first time call or link delay decreases".
+            if self.delay_min == 0 || d < self.delay_min {
+                self.delay_min = d;
+            }
         }
-        if cwnd < self.low_window {
+        if cwnd < self.low_window || self.delay_min == 0 {
             return self.css_verdict();
         }
-        match self.mode {
-            HyStartMode::Off => Verdict::Continue,
-            HyStartMode::Linux => self.linux(now, delay, cwnd, srtt),
-            HyStartMode::Rfc9406 => self.rfc9406(delay),
+        match (self.mode, delay) {
+            (HyStartMode::Linux, _) => self.linux(now, delay, cwnd, srtt),
+            (HyStartMode::Rfc9406, Some(d)) => self.rfc9406(d),
+            _ => self.css_verdict(),
         }
     }
 
@@ -188,7 +191,7 @@ impl HyStart {
     }
 
     /// Linux 6.x `hystart_update` (HYSTART_ACK_TRAIN | HYSTART_DELAY).
-    fn linux(&mut self, now: Time, delay: Time, cwnd: u64, srtt: Option<Time>) -> Verdict {
+    fn linux(&mut self, now: Time, delay: Option<Time>, cwnd: u64, srtt: Option<Time>) -> Verdict {
         if now.saturating_sub(self.last_ack) <= self.ack_delta {
             self.last_ack = now;
             // threshold = delay_min + hystart_ack_delay(sk), halved without fq pacing
@@ -209,6 +212,9 @@ impl HyStart {
                 return Verdict::Exit;
             }
         }
+        let Some(delay) = delay else {
+            return Verdict::Continue;
+        };
         self.curr_rtt = self.curr_rtt.min(delay);
         if self.samples < self.min_samples {
             self.samples += 1;

@@ -426,6 +426,7 @@ impl TcpConfig {
                 syn_rto: Some(SEC),       // TCP_TIMEOUT_INIT
                 syn_rtt_sample: true,     // tcp_synack_rtt_meas
                 dctcp_min_cwnd: 2,        // dctcp_ssthresh: max(.., 2U)
+                sack_option_bytes: true,  // tcp_options_write: SACK blocks
                 ..base
             },
             Profile::Ns3 => TcpConfig {
@@ -442,6 +443,7 @@ impl TcpConfig {
                 rto_init: SEC,              // InitialRto... RttEstimator InitialEstimation
                 syn_rto: Some(3 * SEC),     // ConnTimeout
                 dctcp_min_cwnd: 1,          // TcpDctcp::ReduceCwnd has no floor
+                sack_option_bytes: true,    // TcpOptionSack::GetSerializedSize
                 ..base
             },
         }
@@ -531,6 +533,12 @@ impl TcpConfig {
         }
         if self.rack && !self.sack {
             return Err("rack: needs sack = true (RFC 8985 §2)".into());
+        }
+        if self.tlp && !self.sack {
+            return Err(
+                "tlp: needs sack = true (RFC 8985 §7: the probe's outcome is read from SACK)"
+                    .into(),
+            );
         }
         if self.pto_min == 0 {
             return Err("pto_min: must be > 0".into());

@@ -100,10 +100,12 @@ impl Rack {
             let seg = self.seg(idx);
             let end = ((idx + 1) * self.mss).min(e);
             let rtt = now.saturating_sub(seg.at);
-            // Step 2: a retransmitted segment's RTT is ambiguous unless the echo says it
-            // was this transmission that arrived, and never below the minimum RTT.
-            let ambiguous = seg.retransmitted
-                && ((tsecr != 0 && tsecr < seg.at) || (tsecr == 0 && rtt < self.min_rtt));
+            // Step 2: a retransmitted segment's RTT is ambiguous when it is shorter than
+            // the minimum RTT (then an earlier copy was delivered). As Linux
+            // `tcp_rack_advance`, the echoed TSval is not consulted: a receiver echoes
+            // TS.Recent, which out-of-order arrivals (a SACKed probe) do not update.
+            let _ = tsecr;
+            let ambiguous = seg.retransmitted && rtt < self.min_rtt;
             if !ambiguous {
                 self.min_rtt = self.min_rtt.min(rtt);
                 if seg.at > self.xmit_ts || (seg.at == self.xmit_ts && end > self.end_seq) {

@@ -294,8 +294,10 @@ impl TcpSender {
                     // RACK needs the newly SACKed ranges themselves, not just their size.
                     self.rack_delivered(s, e, now, ack.tsecr);
                 }
-                orig_sacked |= e > self.rxt;
-                newly_sacked += self.sb.insert(s, e);
+                let n = self.sb.insert(s, e);
+                // F-RTO's FLAG_ORIG_SACK_ACKED: newly SACKed data above the retransmissions.
+                orig_sacked |= n > 0 && e > self.rxt;
+                newly_sacked += n;
             }
         }
         let acked = ack.ack - old_una;
@@ -520,6 +522,12 @@ impl TcpSender {
         if self.halted {
             return;
         }
+        // The probe is scheduled no later than the RTO and goes first (RFC 8985 §7.2).
+        if self.pto_deadline.is_some_and(|d| now >= d) {
+            self.pto_deadline = None;
+            self.send_probe(now, out);
+            return;
+        }
         let rto_due = self.rto_deadline.is_some_and(|d| now >= d);
         if !rto_due {
             if self.rack_deadline.is_some_and(|d| now >= d) {
@@ -537,11 +545,6 @@ impl TcpSender {
                 if self.tlp && self.snd_nxt > nxt_before {
                     self.schedule_pto(now);
                 }
-                return;
-            }
-            if self.pto_deadline.is_some_and(|d| now >= d) {
-                self.pto_deadline = None;
-                self.send_probe(now, out);
                 return;
             }
             return;
@@ -1001,10 +1004,9 @@ impl TcpSender {
             pto = pto.saturating_add(self.tlp_max_ack_delay);
         }
         let at = self.timer_at(now, pto);
-        // "If the RTO would fire earlier, the RTO wins" (§7.2; Linux tcp_rto_delta_us).
-        if self.rto_deadline.is_none_or(|r| at < r) {
-            self.pto_deadline = Some(at);
-        }
+        // §7.2: a PTO later than the pending RTO is sent at the RTO's time instead of the
+        // timeout (Linux tcp_schedule_loss_probe: min(timeout, tcp_rto_delta_us)).
+        self.pto_deadline = Some(self.rto_deadline.map_or(at, |r| at.min(r)));
     }
 
     /// RFC 8985 §7.3: send one probe — new data if the window allows it, else the last

@@ -162,7 +162,7 @@ impl Scenario {
                 && TransportConfig::builtin(&c.transport).is_none()
             {
                 let mut known: Vec<String> = self.transports.keys().cloned().collect();
-                known.extend(["cubic", "dctcp", "newreno"].map(String::from));
+                known.extend(super::transport::BUILTINS.map(|b| b.0.to_string()));
                 return Err(ConfigError::new(
                     format!("classes[{i}].transport"),
                     format!(
@@ -565,7 +565,10 @@ impl Scenario {
                     let text = files.read(path).map_err(|e| {
                         wl::WorkloadError::new("csv", format!("cannot read {path:?}: {e}"))
                     })?;
-                    out = wl::parse_flow_csv(&text, "csv", hosts.n)?;
+                    // The `class` column names the sending class (index or name); the
+                    // loading class is the default.
+                    let names: Vec<String> = self.classes.iter().map(|c| c.name.clone()).collect();
+                    out = wl::parse_flow_csv_in(&text, "csv", hosts.n, &names, class as u16)?;
                 }
                 for (i, r) in list.iter().enumerate() {
                     let key = format!("list[{i}]");
@@ -586,13 +589,13 @@ impl Scenario {
                         dst: r.dst,
                         size: r.size.0,
                         start: r.start.0,
-                        class: 0,
+                        class: class as u16,
                         deadline: r.deadline.map(|d| r.start.0 + d.0),
                         tag: r.tag,
                     });
                 }
                 out.sort_by_key(|f| f.start);
-                out
+                return Ok(out);
             }
         };
         for f in &mut flows {

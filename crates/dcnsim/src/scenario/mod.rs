@@ -9,6 +9,7 @@
 pub mod build;
 pub mod classes;
 pub mod topology;
+pub mod transport;
 
 use crate::net::config::{HostConfig, SwitchConfig};
 use crate::scheme::SchemeConfig;
@@ -49,7 +50,9 @@ pub struct Scenario {
     pub switch: SwitchConfig,
     pub host: HostConfig,
     /// Named transport settings; classes refer to them by name. The built-ins `dctcp`,
-    /// `cubic` and `newreno` are always available (and can be overridden here).
+    /// `cubic`, `newreno`, `ledbat` and `tcp_lp` are always available; a table named after
+    /// one overrides it, starting from its `cc`.
+    #[serde(deserialize_with = "transport::de_transports")]
     pub transports: BTreeMap<String, TransportConfig>,
     /// Traffic classes (closed-loop transport flows).
     pub classes: Vec<ClassConfig>,
