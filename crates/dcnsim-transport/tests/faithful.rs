@@ -350,3 +350,35 @@ fn slow_start_increase_and_loss_basis() {
     assert_eq!(flight - pipe, 2 * MSS, "(3 SACKed + 1 lost) / 2");
     assert_eq!(cwnd, cwnd_before / 2);
 }
+
+/// RFC 8985 §6: RACK judges retransmissions by time too. A segment lost twice is resent a
+/// third time once something sent after its retransmission is delivered, without waiting
+/// for the timeout that the DupThresh rules need.
+#[test]
+fn rack_recovers_a_lost_retransmission_without_a_timeout() {
+    let run = |rack: bool| {
+        let cfg = TcpConfig {
+            rack,
+            rto_min: 4 * MS,
+            rto_init: 4 * MS,
+            ..Default::default()
+        };
+        let mut h = Harness::new(cfg, 300 * MSS, path()).drop_list(&[(50, 0), (50, 1)]);
+        assert!(h.run(LIMIT));
+        h
+    };
+    let with = run(true);
+    let st = with.s.stats();
+    assert_eq!(st.rto_count, 0, "RACK found the lost retransmission");
+    let resent: Vec<_> = with
+        .retx()
+        .iter()
+        .filter(|(_, g)| g.seq == 50 * MSS)
+        .map(|(_, g)| g.retx.unwrap())
+        .collect();
+    assert_eq!(resent, vec![RetxCause::Fast, RetxCause::Recovery]);
+    assert_eq!(st.retx_pkts, 2, "nothing else retransmitted");
+    let without = run(false);
+    assert_eq!(without.s.stats().rto_count, 1);
+    assert!(with.complete_at.unwrap() + 3 * MS < without.complete_at.unwrap());
+}

@@ -89,9 +89,9 @@ fn profiles_differ_on_one_incast_in_the_direction_their_mechanisms_predict() {
         );
     }
     let rtos = |o: &RunOutput| sum(o, &|o| &o.flows.rto_count);
-    // Linux detects losses by time (RACK) and reduces by PRR: fewer timeouts than the RFC
-    // baseline. (Its timeouts here all strike during recovery, when lost retransmissions
-    // are found only by the RTO and no probe is sent, RFC 8985 §7.1.)
+    // Linux detects losses by time (RACK), lost retransmissions included, and reduces by
+    // PRR: fewer timeouts than the RFC baseline, whose lost retransmissions wait for the
+    // RTO.
     assert!(
         rtos(&linux) < rtos(&rfc),
         "linux {} vs rfc {}",

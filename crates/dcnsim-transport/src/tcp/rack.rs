@@ -9,8 +9,9 @@
 //! The sender's loss model is a boundary: everything un-SACKed in
 //! `[max(snd_una, HighRxt), lost_end)` is deemed lost. First transmissions leave in sequence
 //! order, so the segments RACK declares lost among them always form such a prefix, and
-//! [`Rack::detect_loss`] returns its end. (Retransmissions below HighRxt are not re-judged:
-//! a lost retransmission is recovered by the probe or the RTO.)
+//! [`Rack::detect_loss`] returns its end. Retransmissions below HighRxt are judged one by
+//! one ([`Rack::detect_lost_retransmissions`]): a lost one is flagged *re-lost* — out of
+//! the pipe and due for another retransmission — until it is resent or delivered.
 
 use super::sack::RangeSet;
 use dcnsim_engine::Time;
@@ -20,6 +21,8 @@ use std::collections::VecDeque;
 struct SegTx {
     at: Time,
     retransmitted: bool,
+    /// Bytes of this retransmitted segment deemed lost again (0 = not re-lost).
+    relost: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -42,6 +45,8 @@ pub struct Rack {
     reo_wnd_mult: u32,
     reo_wnd_persist: u32,
     dsack_round: Option<u64>,
+    /// Bytes of retransmissions deemed lost again and not yet resent or delivered.
+    relost: u64,
 }
 
 impl Rack {
@@ -59,6 +64,7 @@ impl Rack {
             reo_wnd_mult: 1,
             reo_wnd_persist: 0,
             dsack_round: None,
+            relost: 0,
         }
     }
 
@@ -75,6 +81,76 @@ impl Rack {
         let s = &mut self.segs[off];
         s.at = now;
         s.retransmitted |= retransmission;
+        self.relost -= s.relost as u64;
+        s.relost = 0;
+    }
+
+    /// Bytes of retransmissions deemed lost again (out of the pipe, to be resent).
+    pub fn relost_bytes(&self) -> u64 {
+        self.relost
+    }
+
+    /// Forgets every re-lost mark (a timeout or an undo takes over).
+    pub fn clear_relost(&mut self) {
+        if self.relost > 0 {
+            for s in &mut self.segs {
+                s.relost = 0;
+            }
+            self.relost = 0;
+        }
+    }
+
+    /// The lowest re-lost segment at or above `from`: (start, length).
+    pub fn first_relost(&self, from: u64) -> Option<(u64, u64)> {
+        if self.relost == 0 {
+            return None;
+        }
+        let first = (from / self.mss).max(self.base);
+        let off = (first - self.base) as usize;
+        self.segs
+            .iter()
+            .skip(off)
+            .enumerate()
+            .find(|(_, s)| s.relost > 0)
+            .map(|(i, s)| ((first + i as u64) * self.mss, s.relost as u64))
+    }
+
+    /// RFC 8985 §6.2 step 5 for retransmissions: every un-SACKed segment in `[from, to)`
+    /// whose latest (re)transmission went out before RACK.xmit_ts and RACK.rtt + reo_wnd
+    /// ago is lost again. Returns when the next one would be (the reordering timer).
+    pub fn detect_lost_retransmissions(
+        &mut self,
+        now: Time,
+        from: u64,
+        to: u64,
+        sb: &RangeSet,
+        reo_wnd: Time,
+    ) -> Option<Time> {
+        let mut timer: Option<Time> = None;
+        let first = (from / self.mss).max(self.base);
+        let last = to.div_ceil(self.mss);
+        for idx in first..last {
+            let Some(seg) = self.segs.get((idx - self.base) as usize).copied() else {
+                break;
+            };
+            let start = idx * self.mss;
+            let end = ((idx + 1) * self.mss).min(to);
+            if !seg.retransmitted || seg.relost > 0 || sb.contains(start) {
+                continue;
+            }
+            if seg.at > self.xmit_ts || (seg.at == self.xmit_ts && end >= self.end_seq) {
+                continue;
+            }
+            let due = seg.at.saturating_add(self.rtt).saturating_add(reo_wnd);
+            if due <= now {
+                let s = &mut self.segs[(idx - self.base) as usize];
+                s.relost = (end - start) as u32;
+                self.relost += end - start;
+            } else {
+                timer = Some(timer.map_or(due, |t| t.min(due)));
+            }
+        }
+        timer
     }
 
     fn seg(&self, idx: u64) -> SegTx {
@@ -99,6 +175,11 @@ impl Rack {
         while idx <= last {
             let seg = self.seg(idx);
             let end = ((idx + 1) * self.mss).min(e);
+            if seg.relost > 0 {
+                // Delivered after all: no longer owed a retransmission.
+                self.relost -= seg.relost as u64;
+                self.segs[(idx - self.base) as usize].relost = 0;
+            }
             let rtt = now.saturating_sub(seg.at);
             // Step 2: a retransmitted segment's RTT is ambiguous when it is shorter than
             // the minimum RTT (then an earlier copy was delivered). As Linux
@@ -146,7 +227,9 @@ impl Rack {
         // Forget segments below snd_una.
         let una_idx = snd_una / self.mss;
         while self.base < una_idx && !self.segs.is_empty() {
-            self.segs.pop_front();
+            if let Some(s) = self.segs.pop_front() {
+                self.relost -= s.relost as u64;
+            }
             self.base += 1;
         }
         if self.segs.is_empty() {

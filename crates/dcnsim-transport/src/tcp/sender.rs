@@ -586,6 +586,9 @@ impl TcpSender {
         // RFC 6582 §4 / RFC 6675 §5.1: RecoveryPoint = HighData, leave fast recovery.
         self.phase = Phase::Rto;
         self.prr = None;
+        if let Some(r) = &mut self.rack {
+            r.clear_relost(); // go-back-N resends everything outstanding
+        }
         self.recover = self.snd_nxt;
         self.rxt = self.snd_una;
         self.inflation = 0;
@@ -687,7 +690,9 @@ impl TcpSender {
             una
         };
         let unsacked = |x: u64| (x - una) - self.sb.covered_below(x);
-        unsacked(nxt) - unsacked(l) + unsacked(r)
+        // RACK: retransmissions lost again are no longer in the network.
+        let relost = self.rack.as_ref().map_or(0, |k| k.relost_bytes());
+        (unsacked(nxt) - unsacked(l) + unsacked(r)).saturating_sub(relost)
     }
     pub fn dctcp_alpha(&self) -> Option<f64> {
         if self.dctcp {
@@ -786,6 +791,9 @@ impl TcpSender {
     /// took away and leave recovery.
     fn do_undo(&mut self) {
         let Some(u) = self.undo.take() else { return };
+        if let Some(r) = &mut self.rack {
+            r.clear_relost();
+        }
         // CC `undo_cwnd` (tcp_reno_undo_cwnd): max(cwnd, prior_cwnd).
         self.win.cwnd = self.win.cwnd.max(u.prior_cwnd);
         if u.prior_ssthresh > self.win.ssthresh {
@@ -950,8 +958,17 @@ impl TcpSender {
             self.dupthresh,
             srtt,
         );
-        let (lost, timer) = r.detect_loss(now, from, self.snd_nxt, &self.sb, reo);
+        let (lost, mut timer) = r.detect_loss(now, from, self.snd_nxt, &self.sb, reo);
         self.rack_lost = lost.max(self.snd_una);
+        if self.phase == Phase::Fast && self.rxt > self.snd_una {
+            // Retransmissions of this recovery that were lost again (RFC 8985 §6.2 step 5
+            // covers every segment, retransmitted or not).
+            let (una, rxt) = (self.snd_una, self.rxt);
+            let r = self.rack.as_mut().unwrap();
+            if let Some(t2) = r.detect_lost_retransmissions(now, una, rxt, &self.sb, reo) {
+                timer = Some(timer.map_or(t2, |t| t.min(t2)));
+            }
+        }
         self.rack_deadline = timer.map(|t| self.timer_at(now, t - now));
     }
 
@@ -1176,6 +1193,14 @@ impl TcpSender {
                 self.new_data()
             }
             Phase::Fast if self.sack => {
+                // RACK: a retransmission lost again goes first.
+                if let Some((p, len)) = self
+                    .rack
+                    .as_ref()
+                    .and_then(|r| r.first_relost(self.snd_una))
+                {
+                    return Some((p, len, Some(RetxCause::Recovery)));
+                }
                 let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.snd_nxt);
                 // Rule 1: the lowest un-SACKed byte above HighRxt that IsLost.
                 if len > 0 && p < self.lost_end() {
