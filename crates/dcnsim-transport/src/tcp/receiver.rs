@@ -228,7 +228,18 @@ impl TcpReceiver {
         self.n_recent = (self.n_recent + 1).min(RECENT);
     }
 
+    #[inline]
     fn send_ack(&mut self, out: &mut Vec<Ack>) {
+        // Two instances: with D-SACK and quick-ACK off their bookkeeping compiles away.
+        if self.dsack_on || self.quickack_on {
+            self.send_ack_impl::<true>(out)
+        } else {
+            self.send_ack_impl::<false>(out)
+        }
+    }
+
+    #[inline(always)]
+    fn send_ack_impl<const X: bool>(&mut self, out: &mut Vec<Ack>) {
         let mut a = Ack {
             ack: self.rcv_nxt,
             ece: self.ce_state,
@@ -237,7 +248,7 @@ impl TcpReceiver {
             ..Default::default()
         };
         let mut n = 0usize;
-        if let Some(d) = self.dsack.take() {
+        if let (true, Some(d)) = (X, self.dsack.take()) {
             // RFC 2883 §4: the D-SACK block comes first, then the usual SACK blocks.
             a.sack[0] = d;
             a.dsack = true;
@@ -270,8 +281,10 @@ impl TcpReceiver {
         }
         a.n_sack = n as u8;
         out.push(a);
-        // tcp_dec_quickack_mode: one quick ACK spent.
-        self.quick = self.quick.saturating_sub(1);
+        if X {
+            // tcp_dec_quickack_mode: one quick ACK spent.
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.pending = 0;
         self.delack_deadline = None;

@@ -167,6 +167,8 @@ pub struct TcpSender {
     frto: bool,
     /// F-RTO step 2b: this ACK sends new data instead of retransmitting.
     frto_new: bool,
+    /// Any optional mechanism on (selects the `ack_impl` instance).
+    extras: bool,
 }
 
 impl TcpSender {
@@ -233,6 +235,13 @@ impl TcpSender {
             frto_on: cfg.frto,
             frto: false,
             frto_new: false,
+            extras: cfg.hystart != HyStartMode::Off
+                || cfg.prr
+                || cfg.rack
+                || cfg.tlp
+                || cfg.undo
+                || cfg.frto
+                || cfg.dsack,
         }
     }
 
@@ -250,6 +259,17 @@ impl TcpSender {
 
     /// Processes one ACK and emits whatever the window now allows.
     pub fn on_ack(&mut self, now: Time, ack: &Ack, out: &mut Vec<Segment>) {
+        // One instance per setting of the optional mechanisms, so that with all of them
+        // off their tests compile away and the common path costs what it did without them.
+        if self.extras {
+            self.ack_impl::<true>(now, ack, out);
+        } else {
+            self.ack_impl::<false>(now, ack, out);
+        }
+    }
+
+    #[inline(always)]
+    fn ack_impl<const X: bool>(&mut self, now: Time, ack: &Ack, out: &mut Vec<Segment>) {
         if !self.started || self.done() {
             return;
         }
@@ -266,7 +286,7 @@ impl TcpSender {
         let sacked_before = self.sb.total();
 
         // RFC 2883 / RFC 3708: a D-SACK reports a segment received twice.
-        let dsack = if ack.dsack && self.sack {
+        let dsack = if X && ack.dsack && self.sack {
             ack.dsack_block()
         } else {
             None
@@ -290,7 +310,7 @@ impl TcpSender {
                 if s >= e {
                     continue;
                 }
-                if self.rack.is_some() {
+                if X && self.rack.is_some() {
                     // RACK needs the newly SACKed ranges themselves, not just their size.
                     self.rack_delivered(s, e, now, ack.tsecr);
                 }
@@ -304,7 +324,7 @@ impl TcpSender {
         let mut restart_timer = acked > 0;
         let mut rtt = None;
         if acked > 0 {
-            if self.rack.is_some() {
+            if X && self.rack.is_some() {
                 // Cumulatively acknowledged bytes not SACKed before.
                 self.rack_delivered(old_una, ack.ack, now, ack.tsecr);
             }
@@ -335,10 +355,10 @@ impl TcpSender {
         }
 
         // ---- tail-loss probe outcome (RFC 8985 §7.4) ----
-        let mut reduced = self.tlp_end.is_some() && self.tlp_outcome(now, dsack);
+        let mut reduced = X && self.tlp_end.is_some() && self.tlp_outcome(now, dsack);
 
         // ---- undo of a spurious reduction (RFC 3522 / RFC 3708 / RFC 5682) ----
-        if self.undo.is_some() && self.may_undo(ack, acked > 0) {
+        if X && self.undo.is_some() && self.may_undo(ack, acked > 0) {
             self.do_undo();
         }
 
@@ -380,7 +400,7 @@ impl TcpSender {
                 // With SACK, the send loop below is RFC 6675 §5 step (C).
             }
             Phase::Rto => {
-                if self.frto {
+                if X && self.frto {
                     // Acknowledged (cumulatively or by SACK) data never retransmitted.
                     let orig_acked = orig_sacked || self.snd_una > self.rxt.max(old_una);
                     self.frto_step(acked > 0, orig_acked, is_dup || newly_sacked > 0);
@@ -394,7 +414,7 @@ impl TcpSender {
             }
             Phase::Open => {}
         }
-        if let Some(r) = &mut self.rack {
+        if let (true, Some(r)) = (X, &mut self.rack) {
             r.on_ack(self.snd_una, recovery_ended);
             self.rack_update(now);
         }
@@ -409,7 +429,7 @@ impl TcpSender {
             // passed `recover` (set by the previous recovery or RTO). With RACK, a loss
             // it detected starts recovery and the DupThresh count does not (RFC 8985 §6.2;
             // Linux `tcp_time_to_recover`).
-            let una_lost = if self.rack.is_some() {
+            let una_lost = if X && self.rack.is_some() {
                 self.rack_lost > self.snd_una
             } else {
                 self.sack
@@ -418,7 +438,7 @@ impl TcpSender {
                         .lost_boundary(self.dupthresh, mss)
                         .is_some_and(|l| l > self.snd_una)
             };
-            let dup_trigger = self.rack.is_none() && self.dupacks >= self.dupthresh;
+            let dup_trigger = !(X && self.rack.is_some()) && self.dupacks >= self.dupthresh;
             if self.snd_una >= self.recover
                 && self.snd_una < self.snd_nxt
                 && (dup_trigger || una_lost)
@@ -436,7 +456,7 @@ impl TcpSender {
             self.cc.on_ecn(&mut self.win, &ctx);
             self.cwr_end = self.snd_nxt;
             self.stats.ecn_cuts += 1;
-            if let Some(h) = &mut self.hystart {
+            if let (true, Some(h)) = (X, &mut self.hystart) {
                 h.on_congestion();
             }
             reduced = true;
@@ -460,7 +480,7 @@ impl TcpSender {
         }
 
         // ---- slow-start exit (Linux HyStart / RFC 9406 HyStart++) ----
-        let grow = if self.hystart.is_some() {
+        let grow = if X && self.hystart.is_some() {
             self.hystart_step(now, acked, rtt)
         } else {
             acked
@@ -479,7 +499,7 @@ impl TcpSender {
         self.win.cwnd = self.win.cwnd.max(mss);
 
         // ---- RFC 6937 PRR: the send quota of this ACK during fast recovery ----
-        if self.prr_on && self.phase == Phase::Fast {
+        if X && self.prr_on && self.phase == Phase::Fast {
             let dd = if self.sack || acked > 0 {
                 delivered
             } else if is_dup {
@@ -500,12 +520,12 @@ impl TcpSender {
 
         let nxt_before = self.snd_nxt;
         self.try_send(now, out);
-        if self.frto {
+        if X && self.frto {
             self.frto_new = false;
         }
         // RFC 8985 §7.1: (re)arm the probe timer on an ACK that advances snd_una or after
         // sending new data (never merely because a probe's ACK came back).
-        if self.tlp && (acked > 0 || self.snd_nxt > nxt_before) {
+        if X && self.tlp && (acked > 0 || self.snd_nxt > nxt_before) {
             self.schedule_pto(now);
         }
     }
@@ -691,7 +711,10 @@ impl TcpSender {
         };
         let unsacked = |x: u64| (x - una) - self.sb.covered_below(x);
         // RACK: retransmissions lost again are no longer in the network.
-        let relost = self.rack.as_ref().map_or(0, |k| k.relost_bytes());
+        let relost = match &self.rack {
+            Some(k) if self.extras => k.relost_bytes(),
+            _ => 0,
+        };
         (unsacked(nxt) - unsacked(l) + unsacked(r)).saturating_sub(relost)
     }
     pub fn dctcp_alpha(&self) -> Option<f64> {
