@@ -266,34 +266,48 @@ impl Scenario {
         let mut w = Vec::new();
         let sw = &self.switch;
         if let Some(b) = sw.shared_buffer {
-            // Dynamic threshold: one congested queue may take α/(1+α) of the pool. If the
-            // static limits stop every queue below that, the pool never decides anything.
+            // Dynamic threshold: a queue is admitted while it is below α·(B − used). With P
+            // ports on a switch, each holding at most C bytes by the static limits, used ≤
+            // P·C; if every queue's static limit is below α·(B − P·C), the pool never decides
+            // anything (the README's 4 MB pool behind 100-packet ports).
             let mtu = self.packet.mtu_wire() as u64;
+            let nq = sw.queues.max(1) as usize;
+            let ql: Vec<Option<u64>> = (0..nq)
+                .map(|q| sw.queue_limit.as_ref().map(|l| l.get(q).as_bytes(mtu)))
+                .collect();
             let port = sw.port_limit.map(|a| a.as_bytes(mtu));
-            let shadowed = (0..sw.queues.max(1) as usize).all(|q| {
-                let ql = sw.queue_limit.as_ref().map(|l| l.get(q).as_bytes(mtu));
-                let stat = match (port, ql) {
-                    (Some(a), Some(c)) => a.min(c),
-                    (Some(a), None) | (None, Some(a)) => a,
-                    (None, None) => return false,
-                };
-                let a = sw.alpha.get(q);
-                let dt = if a.is_finite() && a > 0.0 {
-                    a / (1.0 + a) * b.0 as f64
-                } else {
-                    0.0
-                };
-                (stat as f64) < dt
+            let sum_q = ql
+                .iter()
+                .try_fold(0u64, |a, q| q.map(|q| a.saturating_add(q)));
+            let per_port = match (port, sum_q) {
+                (Some(a), Some(c)) => Some(a.min(c)),
+                (a, c) => a.or(c),
+            };
+            let ports = resources::TopoCounts::of(&self.topology)
+                .map(|c| c.max_degree)
+                .unwrap_or(u64::MAX);
+            let shadowed = per_port.is_some_and(|c| {
+                let used = ports.saturating_mul(c);
+                used < b.0
+                    && (0..nq).all(|q| {
+                        let stat = match (port, ql[q]) {
+                            (Some(a), Some(c)) => a.min(c),
+                            (a, c) => a.or(c).unwrap_or(u64::MAX),
+                        };
+                        let a = sw.alpha.get(q);
+                        a.is_finite() && (stat as f64) < a * (b.0 - used) as f64
+                    })
             });
             if shadowed {
-                let lim = match (sw.port_limit, &sw.queue_limit) {
-                    (Some(_), _) => "switch.port_limit",
-                    _ => "switch.queue_limit",
+                let lim = if sw.port_limit.is_some() {
+                    "switch.port_limit"
+                } else {
+                    "switch.queue_limit"
                 };
                 w.push(format!(
                     "switch.shared_buffer: the {} B shared buffer cannot take effect: {lim} \
-                     stops every queue before the share the pool would give it \
-                     (alpha/(1+alpha) of the buffer); raise {lim} for the shared buffer to matter",
+                     stops every queue before the pool's dynamic threshold could, even with \
+                     every port full; raise {lim} for the shared buffer to matter",
                     b.0
                 ));
             }
@@ -709,10 +723,17 @@ impl Scenario {
                     LoadBasisName::SenderHosts => wl::LoadBasis::SenderHosts,
                     LoadBasisName::Bisection => match bisection {
                         Some(b) if b.0 > 0 => wl::LoadBasis::Bisection { bps: b.0 },
-                        _ => {
+                        Some(_) => {
                             return Err(wl::WorkloadError::new(
                                 "bisection",
                                 "expected a rate > 0 when load_basis = \"bisection\"",
+                            ))
+                        }
+                        None => {
+                            return Err(wl::WorkloadError::new(
+                                "bisection",
+                                "missing key `bisection`: expected a rate > 0 when \
+                                 load_basis = \"bisection\"",
                             ))
                         }
                     },

@@ -138,7 +138,8 @@ impl PiasConfig {
             (None, None) => Err((
                 "thresholds".into(),
                 format!(
-                    "expected `thresholds` (bytes, strictly increasing) or a `preset` (one of {})",
+                    "missing key: expected `thresholds` (bytes, strictly increasing) or a \
+                     `preset` (one of {})",
                     preset_names().join(", ")
                 ),
             )),
