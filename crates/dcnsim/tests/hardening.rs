@@ -81,6 +81,13 @@ fn panics_and_wraps_from_input_are_keyed_errors() {
     let (p, m) = err(&ls(2, 65_536));
     assert_eq!(p, "topology.hosts_per_leaf");
     assert!(m.contains("ports"), "{m}");
+    // 65535 leaves of one host: the route table offsets would wrap a u32 (the index out of
+    // bounds), even with a limit that admits the memory
+    let mut v = ls(65_535, 1);
+    v["run"] = json!({"memory_limit": "1000000GB"});
+    let (p, m) = err(&v);
+    assert_eq!(p, "topology.leaves");
+    assert!(m.contains("route tables") || m.contains("refuses"), "{m}");
     let (p, m) = err(&ls(65_535, 65_534));
     assert!(p.starts_with("topology."), "{p}");
     assert!(!m.contains("at least 2 hosts"), "{m}");

@@ -587,6 +587,7 @@ impl Scenario {
                 est_traces.saturating_mul(resources::TRACE_BYTES),
             )?;
         }
+        budget.probe("run.memory_limit")?;
         let left = budget.left() / 2;
         sim.max_samples = est_samples.saturating_add(left / resources::SAMPLE_BYTES) as usize;
         sim.max_trace_rows = est_traces.saturating_add(left / resources::TRACE_BYTES) as usize;

@@ -221,6 +221,32 @@ impl Budget {
         self.limit.saturating_sub(self.total())
     }
 
+    /// Asks the allocator for the whole estimate at once and gives it back: an allocation the
+    /// system refuses (overcommit disabled, a `ulimit -v`, a 32-bit address space) becomes a
+    /// keyed error here, where Rust would otherwise abort the process (and the Python
+    /// interpreter with it) in the middle of building. Under Linux overcommit this touches no
+    /// page, so it costs nothing.
+    pub fn probe(&self, key: &str) -> Result<(), ConfigError> {
+        let total = self.total();
+        let mut v: Vec<u8> = Vec::new();
+        let ok = usize::try_from(total)
+            .ok()
+            .is_some_and(|n| v.try_reserve_exact(n).is_ok());
+        drop(v);
+        if ok {
+            return Ok(());
+        }
+        Err(ConfigError::new(
+            key,
+            format!(
+                "the run would need about {} of memory, which this system refuses to allocate \
+                 (the limit {} is above what it can give); make the scenario smaller",
+                human(total),
+                human(self.limit)
+            ),
+        ))
+    }
+
     /// Adds an item and fails (naming `key`) if the total exceeds the limit.
     pub fn charge(
         &mut self,
@@ -290,6 +316,20 @@ pub fn charge_topology(sc: &Scenario, b: &mut Budget) -> Result<TopoCounts, Conf
         "route tables",
         add(mul(switches_x_hosts, 8), mul(c.route_entries, 4)),
     )?;
+    // Route tables index (switch, host) pairs and candidate offsets with u32.
+    if switches_x_hosts > u32::MAX as u64 || c.route_entries > u32::MAX as u64 {
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "the route tables would have {} (switch, host) pairs and {} entries; expected at \
+                 most {} of each",
+                switches_x_hosts,
+                c.route_entries,
+                u32::MAX
+            ),
+        ));
+    }
+    b.probe(key)?;
     let cap = crate::sim::MAX_EVENT_INDEX as u64;
     if c.ports() > cap {
         return Err(ConfigError::new(
