@@ -22,7 +22,9 @@ import itertools
 import json
 import multiprocessing
 import os
+import shutil
 import sys
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _native, analysis, api, config
+from .errors import DcnsimWarning
 from .progress import Progress
 from .results import Results, clean_stale_temp, is_complete, load
 
@@ -122,7 +125,26 @@ def _cached(run_dir: Path, build: str) -> bool:
         meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return meta.get("core_build") == build
+    if meta.get("core_build") != build:
+        return False
+    return _readable(run_dir)
+
+
+def _readable(run_dir: Path) -> bool:
+    """Whether every table of a cached run can be read back. A corrupt one (a disk error, a
+    truncated copy between machines) is removed with a warning, so the run is recomputed
+    instead of failing every later sweep."""
+    try:
+        load(run_dir)
+    except Exception as exc:  # any reader error means: not usable
+        warnings.warn(
+            f"cached run {run_dir} is unreadable ({type(exc).__name__}: {exc}); recomputing it",
+            DcnsimWarning,
+            stacklevel=3,
+        )
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return False
+    return True
 
 
 def _run_one(prep: config.Prepared, run_dir: str) -> str:
@@ -241,7 +263,7 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
             "config_hash": r.hash,
             "run_dir": f"runs/{r.hash}",
         }
-        row["done"] = is_complete(d)
+        row["done"] = is_complete(d) and _readable(d)
         if row["done"]:
             row.update(run_metrics(load(d)))
         rows.append(row)
@@ -269,6 +291,27 @@ def _write_table(df: pd.DataFrame, path: Path) -> None:
             tmp.unlink()
 
 
+def check_sweep_dir(out_dir: str | os.PathLike[str], *, collect_only: bool = False) -> None:
+    """Check before running anything that ``out_dir`` can hold a sweep (a ConfigError naming
+    ``--output`` otherwise); with ``collect_only`` it must already hold one."""
+    d = Path(out_dir).absolute()
+    if collect_only:
+        if not (d / "runs").is_dir():
+            raise config.ConfigError(
+                f"{d} holds no sweep results (no runs/ directory); run the sweep first", "--output"
+            )
+        return
+    if d.exists() and not d.is_dir():
+        raise config.ConfigError(f"{d} is a file, expected a sweep directory", "--output")
+    probe = d
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe != d and not probe.is_dir():
+        raise config.ConfigError(f"{d} would be inside {probe}, which is a file", "--output")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise config.ConfigError(f"cannot write in {probe} (permission denied)", "--output")
+
+
 def sweep(
     scenario: config.Scenario | None,
     params: Mapping[str, Sequence[Any]],
@@ -289,6 +332,7 @@ def sweep(
     saving everything else if some runs failed, and ConfigError before running anything if any
     point is invalid. ``set`` overrides apply to every point.
     """
+    check_sweep_dir(out_dir, collect_only=collect_only)
     runs = plan(scenario, params, seeds, overrides=set)
     failures: list[tuple[SweepRun, BaseException]] = []
     if not collect_only:
