@@ -159,6 +159,17 @@ def validate(scenario: dict[str, Any]) -> dict[str, Any]:
     return json.loads(_call(core().validate, json.dumps(scenario)))
 
 
+def validate_warnings(scenario: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Validate and also return the warnings of settings that cannot have an effect (a core
+    without this function gives none)."""
+    check_plain(scenario)
+    fn = getattr(core(), "validate_warnings", None)
+    if fn is None:
+        return validate(scenario), []
+    text, warnings = _call(fn, json.dumps(scenario))
+    return json.loads(text), list(warnings)
+
+
 def run(
     normalized: dict[str, Any],
     progress: ProgressFn | None = None,

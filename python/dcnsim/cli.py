@@ -79,7 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from . import config
+    from . import _native, config
 
     status = EXIT_OK
     for sc in args.scenarios:
@@ -93,6 +93,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(config.dumps_toml(prep.normalized), end="")
         else:
             print(f"ok: {sc} (config hash {prep.hash[:12]})")
+        for w in _native.validate_warnings(prep.raw)[1]:
+            _err(f"warning: {sc}: {w}")
     return status
 
 

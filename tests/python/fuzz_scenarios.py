@@ -311,6 +311,7 @@ def campaign(
     failures: list[dict[str, Any]] = []
     peak = 0.0
     slowest = 0.0
+    slowest_i = -1
     nxt = 0
     t_start = time.time()
 
@@ -370,7 +371,8 @@ def campaign(
             if rec.get("start"):
                 continue
             counts[rec["kind"]] = counts.get(rec["kind"], 0) + 1
-            slowest = max(slowest, rec["s"])
+            if rec["s"] > slowest:
+                slowest, slowest_i = rec["s"], rec["i"]
             if rec["kind"] in ("exception", "badkey"):
                 failures.append(rec)
         proc.wait()
@@ -383,6 +385,7 @@ def campaign(
         "failures": failures,
         "peak_rss_mb": round(peak, 1),
         "slowest_case_s": slowest,
+        "slowest_case": slowest_i,
         "mem_limit_mb": mem_mb,
         "wall_s": round(time.time() - t_start, 1),
     }

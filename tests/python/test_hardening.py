@@ -167,6 +167,8 @@ def test_settings_without_effect_are_warned_in_results_and_cli(real_core, tmp_pa
     p.write_text(config.dumps_toml(sc))
     assert cli.main(["run", "-q", str(p)]) == 0
     assert "warning: switch.shared_buffer:" in capsys.readouterr().err
+    assert cli.main(["validate", str(p)]) == 0
+    assert "warning: " in capsys.readouterr().err
     # the shipped default (1 MB port limit, 4 MB pool: the pool does decide) is not warned
     res = dcnsim.run(
         "default", set=["run.duration=2ms", "run.warmup=0ms", "run.cooldown=0ms"], progress=False
