@@ -48,10 +48,10 @@ pub struct TopoCounts {
 }
 
 fn mul(a: u64, b: u64) -> u64 {
-    a.checked_mul(b).unwrap_or(u64::MAX)
+    a.saturating_mul(b)
 }
 fn add(a: u64, b: u64) -> u64 {
-    a.checked_add(b).unwrap_or(u64::MAX)
+    a.saturating_add(b)
 }
 
 impl TopoCounts {
