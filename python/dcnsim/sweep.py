@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from . import _native, analysis, api, config
 from .errors import DcnsimWarning
 from .progress import Progress
-from .results import Results, clean_stale_temp, is_complete, load
+from .results import SCHEMAS, Results, clean_stale_temp, is_complete, load
 
 
 @dataclass(frozen=True)
@@ -130,19 +130,27 @@ def _cached(run_dir: Path, build: str) -> bool:
     return _readable(run_dir)
 
 
+def _discard(run_dir: Path, exc: BaseException) -> None:
+    """Remove a corrupt cached run (a disk error, a truncated copy between machines) with a
+    warning, so it is recomputed instead of failing every later sweep."""
+    warnings.warn(
+        f"cached run {run_dir} is unreadable ({type(exc).__name__}: {exc}); recomputing it",
+        DcnsimWarning,
+        stacklevel=3,
+    )
+    shutil.rmtree(run_dir, ignore_errors=True)
+
+
 def _readable(run_dir: Path) -> bool:
-    """Whether every table of a cached run can be read back. A corrupt one (a disk error, a
-    truncated copy between machines) is removed with a warning, so the run is recomputed
-    instead of failing every later sweep."""
+    """Whether a cached run's files can be read back: the Parquet footers (a truncated file
+    has none) and the JSON files. Cheap: no table is read."""
     try:
-        load(run_dir)
+        for name in SCHEMAS:
+            pq.read_metadata(run_dir / f"{name}.parquet")
+        for name in ("meta.json", "scenario.json"):
+            json.loads((run_dir / name).read_text(encoding="utf-8"))
     except Exception as exc:  # any reader error means: not usable
-        warnings.warn(
-            f"cached run {run_dir} is unreadable ({type(exc).__name__}: {exc}); recomputing it",
-            DcnsimWarning,
-            stacklevel=3,
-        )
-        shutil.rmtree(run_dir, ignore_errors=True)
+        _discard(run_dir, exc)
         return False
     return True
 
@@ -265,7 +273,11 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
         }
         row["done"] = is_complete(d) and _readable(d)
         if row["done"]:
-            row.update(run_metrics(load(d)))
+            try:
+                row.update(run_metrics(load(d)))
+            except Exception as exc:  # corrupt inside a readable footer
+                _discard(d, exc)
+                row["done"] = False
         rows.append(row)
     df = pd.DataFrame(rows)
     _write_table(df, out / "sweep.parquet")
