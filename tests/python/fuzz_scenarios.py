@@ -274,12 +274,20 @@ def names_input_key(sc: dict[str, Any], path: str, message: str) -> bool:
     return "missing" in message and _has(sc, toks[:-1])
 
 
-def check_case(sc: dict[str, Any]) -> tuple[str, str]:
-    """Validate one case in this process: ("ok"|"config"|"badkey"|"exception", detail)."""
+#: With ``--run``, accepted cases are also run, stopped after this many events.
+RUN_EVENTS = 200_000
+
+
+def check_case(sc: dict[str, Any], run: bool = False) -> tuple[str, str]:
+    """Validate (and with ``run``, run a bounded prefix of) one case in this process:
+    ("ok"|"config"|"badkey"|"exception", detail)."""
     import dcnsim
 
     try:
         dcnsim.validate(sc)
+        if run:
+            res = dcnsim.run(sc, set={"run.max_events": RUN_EVENTS}, progress=False)
+            res.summary()
     except dcnsim.ConfigError as e:
         if not names_input_key(sc, e.path, e.message):
             return "badkey", f"{e.path}: {e.message}"
@@ -289,13 +297,13 @@ def check_case(sc: dict[str, Any]) -> tuple[str, str]:
     return "ok", ""
 
 
-def worker(seed: int, start: int, count: int, total: int) -> None:
+def worker(seed: int, start: int, count: int, total: int, run: bool = False) -> None:
     """Run cases [start, start + count) and print one JSON line per case, then the peak RSS."""
     all_cases = cases(total, seed)
     for i in range(start, min(start + count, total)):
         print(json.dumps({"i": i, "start": True}), flush=True)
         t0 = time.perf_counter()
-        kind, detail = check_case(all_cases[i])
+        kind, detail = check_case(all_cases[i], run)
         dt = time.perf_counter() - t0
         print(json.dumps({"i": i, "kind": kind, "detail": detail, "s": round(dt, 4)}), flush=True)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -303,7 +311,13 @@ def worker(seed: int, start: int, count: int, total: int) -> None:
 
 
 def campaign(
-    n: int, seed: int, mem_mb: int, timeout: float, chunk: int = 2000, quiet: bool = False
+    n: int,
+    seed: int,
+    mem_mb: int,
+    timeout: float,
+    chunk: int = 2000,
+    quiet: bool = False,
+    run: bool = False,
 ) -> dict[str, Any]:
     """Run ``n`` cases in worker processes under an address-space limit; restart a worker
     after an abort or a hang. Returns the tally and the failures."""
@@ -331,6 +345,7 @@ def campaign(
                 str(n),
                 "--seed",
                 str(seed),
+                *(["--run"] if run else []),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -381,6 +396,7 @@ def campaign(
     return {
         "cases": n,
         "seed": seed,
+        "run": run,
         "counts": counts,
         "failures": failures,
         "peak_rss_mb": round(peak, 1),
@@ -398,17 +414,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mem-mb", type=int, default=3072, help="address-space limit per worker")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds without an answer")
     p.add_argument("--only", type=int, help="run one case here and print it")
+    p.add_argument(
+        "--run",
+        action="store_true",
+        help=f"also run accepted cases (stopped after {RUN_EVENTS} events)",
+    )
     p.add_argument("--worker", nargs=2, type=int, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
-        worker(a.seed, a.worker[0], a.worker[1], a.cases)
+        worker(a.seed, a.worker[0], a.worker[1], a.cases, a.run)
         return 0
     if a.only is not None:
         sc = cases(a.cases, a.seed)[a.only]
         print(json.dumps(sc, default=str, indent=1)[:4000])
-        print(check_case(sc))
+        print(check_case(sc, a.run))
         return 0
-    res = campaign(a.cases, a.seed, a.mem_mb, a.timeout)
+    res = campaign(a.cases, a.seed, a.mem_mb, a.timeout, run=a.run)
     print(json.dumps(res, indent=1, default=str))
     bad = sum(res["counts"].get(k, 0) for k in ("exception", "badkey", "hang", "abort"))
     return 1 if bad else 0
