@@ -151,6 +151,13 @@ fn errors_name_the_keys_the_user_wrote_in_plain_words() {
     assert!(m.contains("expected a table"), "{m}");
     let (p, _) = err(&with(&["classes", "0", "workload", "sizes"], json!([1000])));
     assert_eq!(p, "classes[0].workload.sizes");
+    // a cross-key constraint names the key that was changed, not the default
+    let mut v = base();
+    v["transports"] = json!({"dctcp": {"cc": "dctcp", "rto_min": "100s"}});
+    let (p, m) = err(&v);
+    assert_eq!(p, "transports.dctcp.rto_min", "{m}");
+    v["transports"] = json!({"dctcp": {"cc": "dctcp", "rto_max": "1us"}});
+    assert_eq!(err(&v).0, "transports.dctcp.rto_max");
     let mut v = base();
     v["scheme"] = json!({"kind": "pias", "thresholds": []});
     assert_eq!(err(&v).0, "scheme.thresholds");

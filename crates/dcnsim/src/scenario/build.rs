@@ -151,7 +151,9 @@ impl Scenario {
             ));
         }
         for (name, t) in &self.transports {
-            t.tcp(p.mss(), p.tcp_timestamps, &format!("transports.{name}"))?;
+            let key = format!("transports.{name}");
+            t.tcp(p.mss(), p.tcp_timestamps, &key)
+                .map_err(|e| written_side(t, e, &key))?;
         }
         for (key, d) in [
             (
@@ -932,6 +934,42 @@ impl Scenario {
         }
         Ok(flows)
     }
+}
+
+/// A constraint between two keys of a transport (`rto_max: must be >= rto_min`) names the
+/// key the user changed: when the named key still has its default and the other one does not,
+/// the error moves to the other one (a large `rto_min` is the mistake, not the default
+/// `rto_max`).
+fn written_side(t: &TransportConfig, e: ConfigError, prefix: &str) -> ConfigError {
+    let Some(field) = e
+        .path
+        .strip_prefix(prefix)
+        .and_then(|f| f.strip_prefix('.'))
+    else {
+        return e;
+    };
+    let Some(other) = e.msg.strip_prefix("must be >= ").map(str::trim) else {
+        return e;
+    };
+    let (Ok(now), Ok(base)) = (
+        serde_json::to_value(t),
+        serde_json::to_value(TransportConfig::default()),
+    ) else {
+        return e;
+    };
+    let same = |k: &str| now.get(k).is_some() && now.get(k) == base.get(k);
+    if same(field) && now.get(other).is_some() && !same(other) {
+        let txt = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), String::from);
+        return ConfigError::new(
+            format!("{prefix}.{other}"),
+            format!(
+                "expected {other} ≤ {field} ({}, its default), got {}",
+                txt(&now[field]),
+                txt(&now[other])
+            ),
+        );
+    }
+    e
 }
 
 /// Charges `expected` flows to the budget under `key` (relative to the workload).
