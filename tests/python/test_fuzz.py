@@ -119,6 +119,11 @@ CORPUS: list[tuple[str, Any, str]] = [
         "classes[0].workload.sizes.uniform[0]",
     ),
     ("NaN", at("classes[0].workload.load", math.nan), "classes[0].workload.load"),
+    (
+        "rto_min above the default rto_max",
+        at("transports", {"dctcp": {"rto_min": "100s"}}),
+        "transports.dctcp.rto_min",
+    ),
     ("float for an integer", at("topology.hosts", 1e30), "topology.hosts"),
     # user mistakes, not internal errors
     ("TOML date", at("run.duration", datetime.date(2024, 1, 1)), "run.duration"),
