@@ -11,9 +11,11 @@ callers never see the extension's own exception class.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import importlib
 import json
+import math
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -104,9 +106,68 @@ def defaults() -> dict[str, Any]:
     return json.loads(_call(core().defaults))
 
 
+#: Deepest nesting of tables and lists a scenario may have (the schema needs 6).
+MAX_DEPTH = 32
+
+
+def _key_path(tokens: list[str | int]) -> str:
+    out = ""
+    for t in tokens:
+        out += f"[{t}]" if isinstance(t, int) else ("." if out else "") + t
+    return out
+
+
+def check_plain(scenario: Any) -> None:
+    """Check that a scenario holds only what TOML and JSON share: tables with string keys,
+    lists, strings, booleans, integers and finite floats, nested at most ``MAX_DEPTH`` deep.
+    Anything else (a TOML date, NaN, a Python object, a runaway nesting) is a ConfigError
+    naming its key, instead of a TypeError or RecursionError from the JSON encoder."""
+    stack: list[tuple[Any, list[str | int]]] = [(scenario, [])]
+    while stack:
+        node, path = stack.pop()
+        where = _key_path(path) or "scenario"
+        if len(path) > MAX_DEPTH:
+            raise ConfigError(f"nested more than {MAX_DEPTH} tables or lists deep", where)
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise ConfigError(f"expected string keys, got {k!r}", where)
+                stack.append((v, [*path, k]))
+        elif isinstance(node, list | tuple):
+            stack.extend((v, [*path, i]) for i, v in enumerate(node))
+        elif isinstance(node, bool | str | int) or node is None:
+            continue
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                raise ConfigError(f"expected a finite number, got {node}", where)
+        elif isinstance(node, datetime.date | datetime.time):
+            raise ConfigError(
+                f"a date or time ({node}) is not a scenario value; write a duration as a "
+                'string like "10ms" or a number of seconds',
+                where,
+            )
+        else:
+            raise ConfigError(
+                f"expected a number, string, boolean, list or table, got a {type(node).__name__}",
+                where,
+            )
+
+
 def validate(scenario: dict[str, Any]) -> dict[str, Any]:
     """Validate with the core; return the normalized scenario (every default filled in)."""
+    check_plain(scenario)
     return json.loads(_call(core().validate, json.dumps(scenario)))
+
+
+def validate_warnings(scenario: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Validate and also return the warnings of settings that cannot have an effect (a core
+    without this function gives none)."""
+    check_plain(scenario)
+    fn = getattr(core(), "validate_warnings", None)
+    if fn is None:
+        return validate(scenario), []
+    text, warnings = _call(fn, json.dumps(scenario))
+    return json.loads(text), list(warnings)
 
 
 def run(

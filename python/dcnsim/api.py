@@ -65,6 +65,10 @@ def run_prepared(
         out,
         scenario=prep.normalized,
         config_hash=prep.hash,
-        extra_meta={"dcnsim_python": __version__, "core_build": _native.build_id()},
+        extra_meta={
+            "dcnsim_python": __version__,
+            "core_build": _native.build_id(),
+            "input_files": dict(prep.files),
+        },
     )
     return results

@@ -8,21 +8,34 @@ interrupted (no partial output).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import subprocess
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, DcnsimWarning
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+
+#: OS errors on a path the user chose, reported as bad input (exit 2), not as internal errors.
+_USER_ERRNOS = {
+    errno.EACCES,
+    errno.EPERM,
+    errno.EROFS,
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.ENOTDIR,
+    errno.EISDIR,
+}
 
 
 def _err(msg: str) -> None:
@@ -33,17 +46,29 @@ def _err(msg: str) -> None:
 # commands
 
 
+def _limit_overrides(args: argparse.Namespace) -> list[str]:
+    """``--memory-limit 8GB`` as a ``run.memory_limit`` override."""
+    if getattr(args, "memory_limit", None) is None:
+        return []
+    return [f"run.memory_limit={json.dumps(str(args.memory_limit))}"]
+
+
+def _print_warnings(meta: dict[str, Any]) -> None:
+    for w in meta.get("warnings") or []:
+        _err(f"warning: {w}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from . import api, config
-    from .results import check_replaceable
+    from .results import check_output
 
-    prep = config.prepare(args.scenario, seed=args.seed, overrides=args.set)
+    prep = config.prepare(
+        args.scenario, seed=args.seed, overrides=[*args.set, *_limit_overrides(args)]
+    )
     if args.output:
-        try:
-            check_replaceable(args.output)  # fail before simulating, not after
-        except FileExistsError as e:
-            raise ConfigError(str(e), "--output") from None
+        check_output(args.output, "--output")  # fail before simulating, not after
     res = api.run_prepared(prep, progress=not args.quiet)
+    _print_warnings(res.meta)
     if args.output:
         path = res.save(args.output)
         if not args.quiet:
@@ -54,12 +79,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from . import config
+    from . import _native, config
 
     status = EXIT_OK
     for sc in args.scenarios:
         try:
-            prep = config.prepare(sc, overrides=args.set)
+            prep = config.prepare(sc, overrides=[*args.set, *_limit_overrides(args)])
         except ConfigError as e:
             _err(f"error: {sc}: {e.path}: {e.message}")
             status = EXIT_BAD_INPUT
@@ -68,6 +93,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(config.dumps_toml(prep.normalized), end="")
         else:
             print(f"ok: {sc} (config hash {prep.hash[:12]})")
+        for w in _native.validate_warnings(prep.raw)[1]:
+            _err(f"warning: {sc}: {w}")
     return status
 
 
@@ -147,7 +174,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     df = run_sweep(
         args.scenario,
         params,
-        set=args.set,
+        set=[*args.set, *_limit_overrides(args)],
         seeds=seeds,
         jobs=args.jobs,
         out_dir=args.output,
@@ -295,6 +322,13 @@ def build_parser() -> argparse.ArgumentParser:
             help="override a scenario value, e.g. classes[0].workload.load=0.3 "
             "(value parsed as TOML, else taken as a string); repeatable",
         )
+        sp.add_argument(
+            "--memory-limit",
+            metavar="SIZE",
+            default=None,
+            help="largest memory a run may take by the resource estimate, e.g. 16GB "
+            "(sets run.memory_limit; default: half of what this process may use)",
+        )
 
     r = sub.add_parser("run", help="run one scenario and print FCT percentiles by size")
     r.add_argument(
@@ -386,6 +420,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_BAD_INPUT
+    warnings.simplefilter("always", DcnsimWarning)
+    show = warnings.showwarning
+
+    def _show(message: Any, category: Any, *a: Any, **k: Any) -> None:
+        if issubclass(category, DcnsimWarning):
+            _err(f"warning: {message}")
+        else:
+            show(message, category, *a, **k)
+
+    warnings.showwarning = _show
     try:
         return int(args.func(args))
     except ConfigError as e:
@@ -394,11 +438,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return EXIT_INTERRUPTED
+    except MemoryError:
+        _err("error: out of memory; lower the scenario's size or run.memory_limit (--memory-limit)")
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         # output piped into e.g. `head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as e:
+        if isinstance(e, OSError) and e.filename is not None and e.errno in _USER_ERRNOS:
+            # a file the user named could not be written or read (disk full, permissions)
+            _err(f"error: {e.filename}: {e.strerror}")
+            return EXIT_BAD_INPUT
         if args.debug:
             traceback.print_exc()
         from .sweep import SweepError
@@ -410,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.debug:
             _err("(rerun with --debug for the traceback)")
         return EXIT_INTERNAL
+    finally:
+        warnings.showwarning = show
 
 
 if __name__ == "__main__":

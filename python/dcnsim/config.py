@@ -15,7 +15,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,8 @@ def loads_toml(text: str, origin: str = "<string>") -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{origin}: invalid TOML: {exc}", "scenario") from None
+    except RecursionError:
+        raise ConfigError(f"{origin}: tables or lists nested too deep", "scenario") from None
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
@@ -84,6 +86,7 @@ def load_scenario(scenario: Scenario | None) -> dict[str, Any]:
             return {}  # the core's own defaults form a complete scenario
         scenario = DEFAULT_SCENARIO
     if isinstance(scenario, Mapping):
+        _native.check_plain(scenario)  # before deepcopy: a runaway nesting would recurse
         return copy.deepcopy(dict(scenario))
     if isinstance(scenario, Path):
         return resolve_files(load_toml(scenario), scenario.parent)
@@ -267,18 +270,70 @@ def canonical_json(normalized: Mapping[str, Any]) -> str:
     return json.dumps(normalized, sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
-def config_hash(normalized: Mapping[str, Any]) -> str:
-    """sha256 of the normalized scenario as canonical JSON (sorted keys): the cache key."""
-    return hashlib.sha256(canonical_json(normalized).encode()).hexdigest()
+#: Keys of the normalized scenario that do not change what a run computes (left out of the hash).
+_UNHASHED = (("run", "memory_limit"),)
+
+
+def config_hash(normalized: Mapping[str, Any], files: Mapping[str, str] | None = None) -> str:
+    """The cache key: sha256 of the normalized scenario as canonical JSON (sorted keys), and of
+    the digests of the files it reads (``files``: path → sha256 of the content), so an edited
+    CDF or CSV file is a different run. ``run.memory_limit`` is left out (it only decides
+    whether a run may start)."""
+    d = dict(normalized)
+    for table, key in _UNHASHED:
+        if isinstance(d.get(table), dict) and key in d[table]:
+            d[table] = {k: v for k, v in d[table].items() if k != key}
+    text = canonical_json(d)
+    if files:
+        text += "\nfiles:" + json.dumps(dict(sorted(files.items())), separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def scenario_files(normalized: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key path, file name) of every file the scenario reads (``cdf_file``, ``csv``)."""
+    out: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: list[PathToken]) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in _FILE_KEYS and isinstance(v, str):
+                    out.append((format_key_path([*path, k]), v))
+                else:
+                    walk(v, [*path, k])
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, [*path, i])
+
+    walk(normalized.get("classes"), ["classes"])
+    return out
+
+
+def file_digests(normalized: Mapping[str, Any]) -> dict[str, str]:
+    """sha256 of the content of every file the scenario reads, by file name."""
+    out: dict[str, str] = {}
+    for key, name in scenario_files(normalized):
+        if name in out:
+            continue
+        h = hashlib.sha256()
+        try:
+            with open(name, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {name!r}: {exc}", key) from None
+        out[name] = h.hexdigest()
+    return out
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """A scenario ready to run: the raw dict as given, the normalized one and its hash."""
+    """A scenario ready to run: the raw dict as given, the normalized one, the digests of the
+    files it reads and the hash of both (the cache key)."""
 
     raw: dict[str, Any]
     normalized: dict[str, Any]
     hash: str
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def prepare(
@@ -312,7 +367,10 @@ def prepare(
         set_path(raw, key, value, fallback)
         cache.clear()
     normalized = _native.validate(raw)
-    return Prepared(raw=raw, normalized=normalized, hash=config_hash(normalized))
+    files = file_digests(normalized)
+    return Prepared(
+        raw=raw, normalized=normalized, hash=config_hash(normalized, files), files=files
+    )
 
 
 def validate(scenario: Scenario | None) -> dict[str, Any]:

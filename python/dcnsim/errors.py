@@ -21,3 +21,8 @@ class ConfigError(ValueError):
 
     def __reduce__(self) -> tuple[type[ConfigError], tuple[str, str]]:
         return (type(self), (self.message, self.path))
+
+
+class DcnsimWarning(UserWarning):
+    """Something worked but may not be what was meant: a cached run that was corrupt and is
+    recomputed, a setting without effect. The CLI prints these as ``warning: ...``."""

@@ -5,7 +5,10 @@ On disk a result directory holds ``flows.parquet``, ``queues.parquet``, ``sample
 timestamps, no wall-clock time, no pandas metadata, fixed compression), so identical runs give
 byte-identical files. ``meta.json`` is written last; a directory is complete only if all five
 files exist, and :meth:`Results.save` makes that true by writing into a temporary sibling
-directory and renaming it into place.
+directory and renaming it into place. A result directory is the project's only in those six
+files: anything else in it (``plots/`` from ``dcnsim plot``, the user's notes) is carried over
+into the new directory when a run is saved again, and recovered from the temporary directory
+if a save was killed half-way.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .errors import ConfigError
 
 FILES = (
     "flows.parquet",
@@ -241,6 +246,8 @@ class Results:
         target = Path(directory).absolute()
         check_replaceable(target)
         target.parent.mkdir(parents=True, exist_ok=True)
+        # Temporary directories of earlier saves of this target that were killed.
+        clean_stale_temp(target.parent, name=target.name)
         tag = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp = target.parent / f".{target.name}{TMP_MARK}{tag}"
         tmp.mkdir()
@@ -252,6 +259,12 @@ class Results:
             _write_text(tmp / "meta.json", _dump_json(self.meta))  # last: marks completion
             _fsync_dir(tmp)
             if target.exists():
+                # Keep what the project did not write (plots, the user's files): move it into
+                # the new directory first (a kill from here on leaves it in `tmp`, which
+                # clean_stale_temp moves back).
+                for child in sorted(target.iterdir()):
+                    if child.name not in FILES:
+                        os.replace(child, tmp / child.name)
                 old = target.parent / f".{target.name}{OLD_MARK}{tag}"
                 os.replace(target, old)
                 try:
@@ -314,6 +327,52 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class OutputError(ConfigError):
+    """An output path that cannot hold results (a file, inside a file, not writable, or
+    someone else's data); raised before a run starts."""
+
+
+def _writable(d: Path) -> bool:
+    """Whether a directory can be written: permissions say so and (for root, or a read-only
+    file system, where they do not tell) creating an entry works."""
+    if not os.access(d, os.W_OK | os.X_OK):
+        return False
+    probe = d / f".dcnsim-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    probe.rmdir()
+    return True
+
+
+def check_output(target: str | os.PathLike[str], key: str = "--output") -> None:
+    """Check before simulating that ``target`` can receive a saved result: it is not a file
+    and not inside one, the nearest existing directory is writable, and an existing directory
+    is a previous result (or empty). Raises :class:`OutputError` naming ``key``."""
+    t = Path(target).absolute()
+    if t.exists() and not t.is_dir():
+        raise OutputError(f"{t} is a file, expected a directory for the results", key)
+    probe = t
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe != t and not probe.is_dir():
+        raise OutputError(f"{t} would be inside {probe}, which is a file", key)
+    # Saving renames a sibling into place, so the parent must be writable.
+    where = probe if probe != t else t.parent
+    if not _writable(where):
+        raise OutputError(f"cannot write in {where} (permission denied or read-only)", key)
+    if t.exists():
+        if not _writable(t):
+            raise OutputError(f"cannot write in {t} (permission denied or read-only)", key)
+        try:
+            check_replaceable(t)
+        except FileExistsError as e:
+            raise OutputError(str(e), key) from None
+
+
 def check_replaceable(target: str | os.PathLike[str]) -> None:
     """Refuse to overwrite anything but a previous result (or an empty directory): ``-o ~``
     must never wipe a home directory."""
@@ -373,27 +432,58 @@ def _owner_alive(name: str, max_age_s: float, mtime: float) -> bool:
     return time.time() - mtime < max_age_s
 
 
-def clean_stale_temp(parent: str | os.PathLike[str], max_age_s: float = 6 * 3600) -> int:
-    """Remove temporary/old directories that interrupted saves left in ``parent``.
+def _target_name(name: str) -> str:
+    """``.res.tmp-host-1-ab`` → ``res``."""
+    marker = TMP_MARK if TMP_MARK in name else OLD_MARK
+    return name[1:].split(marker, 1)[0]
 
-    Directories of saves still running (a live process on this host, or for other hosts one
-    younger than ``max_age_s``) are left alone, so shards sharing a cache do not disturb
-    each other. Returns the number removed.
+
+def clean_stale_temp(
+    parent: str | os.PathLike[str], max_age_s: float = 6 * 3600, *, name: str | None = None
+) -> int:
+    """Remove temporary/old directories that interrupted saves left in ``parent`` (only those
+    of target ``name`` if given), recovering what they hold of the user's.
+
+    A save killed after moving the previous result aside (``.old-``) with no result in place
+    gets the previous result back; files that are not the project's (plots, notes) found in
+    either kind of directory are moved back into the result directory. Directories of saves
+    still running (a live process on this host, or for other hosts one younger than
+    ``max_age_s``) are left alone, so shards sharing a cache do not disturb each other.
+    Returns the number removed or restored.
     """
     n = 0
     p = Path(parent)
     if not p.is_dir():
         return 0
+    stale = []
     for child in p.iterdir():
-        name = child.name
-        if not (name.startswith(".") and (TMP_MARK in name or OLD_MARK in name)):
+        cname = child.name
+        if not (cname.startswith(".") and (TMP_MARK in cname or OLD_MARK in cname)):
+            continue
+        if name is not None and _target_name(cname) != name:
             continue
         try:
             mtime = child.stat().st_mtime
         except OSError:
             continue
-        if _owner_alive(name, max_age_s, mtime):
+        if _owner_alive(cname, max_age_s, mtime):
             continue
+        stale.append(child)
+    # previous results (.old-) first, so the user's files in a .tmp- have a home to go to
+    stale.sort(key=lambda c: (TMP_MARK in c.name, c.name))
+    for child in stale:
+        target = p / _target_name(child.name)
+        try:
+            if OLD_MARK in child.name and not target.exists() and is_complete(child):
+                os.replace(child, target)
+                n += 1
+                continue
+            if target.is_dir():
+                for entry in sorted(child.iterdir()):
+                    if entry.name not in FILES and not (target / entry.name).exists():
+                        os.replace(entry, target / entry.name)
+        except OSError:
+            pass
         shutil.rmtree(child, ignore_errors=True)
         n += 1
     return n

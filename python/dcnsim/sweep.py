@@ -22,7 +22,9 @@ import itertools
 import json
 import multiprocessing
 import os
+import shutil
 import sys
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -34,8 +36,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _native, analysis, api, config
+from .errors import DcnsimWarning
 from .progress import Progress
-from .results import Results, clean_stale_temp, is_complete, load
+from .results import SCHEMAS, Results, clean_stale_temp, is_complete, load
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,34 @@ def _cached(run_dir: Path, build: str) -> bool:
         meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return meta.get("core_build") == build
+    if meta.get("core_build") != build:
+        return False
+    return _readable(run_dir)
+
+
+def _discard(run_dir: Path, exc: BaseException) -> None:
+    """Remove a corrupt cached run (a disk error, a truncated copy between machines) with a
+    warning, so it is recomputed instead of failing every later sweep."""
+    warnings.warn(
+        f"cached run {run_dir} is unreadable ({type(exc).__name__}: {exc}); recomputing it",
+        DcnsimWarning,
+        stacklevel=3,
+    )
+    shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _readable(run_dir: Path) -> bool:
+    """Whether a cached run's files can be read back: the Parquet footers (a truncated file
+    has none) and the JSON files. Cheap: no table is read."""
+    try:
+        for name in SCHEMAS:
+            pq.read_metadata(run_dir / f"{name}.parquet")
+        for name in ("meta.json", "scenario.json"):
+            json.loads((run_dir / name).read_text(encoding="utf-8"))
+    except Exception as exc:  # any reader error means: not usable
+        _discard(run_dir, exc)
+        return False
+    return True
 
 
 def _run_one(prep: config.Prepared, run_dir: str) -> str:
@@ -241,9 +271,13 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
             "config_hash": r.hash,
             "run_dir": f"runs/{r.hash}",
         }
-        row["done"] = is_complete(d)
+        row["done"] = is_complete(d) and _readable(d)
         if row["done"]:
-            row.update(run_metrics(load(d)))
+            try:
+                row.update(run_metrics(load(d)))
+            except Exception as exc:  # corrupt inside a readable footer
+                _discard(d, exc)
+                row["done"] = False
         rows.append(row)
     df = pd.DataFrame(rows)
     _write_table(df, out / "sweep.parquet")
@@ -269,6 +303,27 @@ def _write_table(df: pd.DataFrame, path: Path) -> None:
             tmp.unlink()
 
 
+def check_sweep_dir(out_dir: str | os.PathLike[str], *, collect_only: bool = False) -> None:
+    """Check before running anything that ``out_dir`` can hold a sweep (a ConfigError naming
+    ``--output`` otherwise); with ``collect_only`` it must already hold one."""
+    d = Path(out_dir).absolute()
+    if collect_only:
+        if not (d / "runs").is_dir():
+            raise config.ConfigError(
+                f"{d} holds no sweep results (no runs/ directory); run the sweep first", "--output"
+            )
+        return
+    if d.exists() and not d.is_dir():
+        raise config.ConfigError(f"{d} is a file, expected a sweep directory", "--output")
+    probe = d
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe != d and not probe.is_dir():
+        raise config.ConfigError(f"{d} would be inside {probe}, which is a file", "--output")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise config.ConfigError(f"cannot write in {probe} (permission denied)", "--output")
+
+
 def sweep(
     scenario: config.Scenario | None,
     params: Mapping[str, Sequence[Any]],
@@ -289,6 +344,7 @@ def sweep(
     saving everything else if some runs failed, and ConfigError before running anything if any
     point is invalid. ``set`` overrides apply to every point.
     """
+    check_sweep_dir(out_dir, collect_only=collect_only)
     runs = plan(scenario, params, seeds, overrides=set)
     failures: list[tuple[SweepRun, BaseException]] = []
     if not collect_only:

@@ -56,6 +56,22 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     .map_err(config_err)
 }
 
+/// Validates a scenario (JSON) and returns it normalized with the warnings of settings that
+/// cannot have an effect (the same list a run puts in `meta["warnings"]`, before running).
+#[pyfunction]
+fn validate_warnings(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Vec<String>)> {
+    let s = scenario_json.to_string();
+    py.detach(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let sc = from_json(&s)?;
+            let built = sc.build(&FsReader)?;
+            Ok::<_, RsConfigError>((to_json(&sc), built.warnings))
+        }))
+    })
+    .map_err(panic_err)?
+    .map_err(config_err)
+}
+
 fn cols_u64(py: Python<'_>, d: &Bound<'_, PyDict>, name: &str, v: &[u64]) -> PyResult<()> {
     d.set_item(name, PyList::new(py, v)?)
 }
@@ -318,6 +334,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdfs, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;

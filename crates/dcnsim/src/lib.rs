@@ -13,6 +13,7 @@ pub mod run;
 pub mod scenario;
 pub mod scheme;
 pub mod sim;
+pub mod strict;
 pub mod tagged;
 pub mod topo;
 pub mod units;

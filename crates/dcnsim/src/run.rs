@@ -107,6 +107,25 @@ pub fn run_built(
     }
     let sim = &b.sim;
     let flows = sim.flow_table();
+    let mut warnings = b.warnings.clone();
+    warnings.extend(sim.notes.iter().cloned());
+    let unfinished = sim.flows.len() as u64 - sim.flows.completed as u64;
+    if unfinished > 0 && (end == "horizon" || end == "max_events") {
+        let key = if end == "horizon" {
+            "run.horizon"
+        } else {
+            "run.max_events"
+        };
+        warnings.push(format!(
+            "{key}: the run stopped at the {} with {unfinished} of {} flows unfinished",
+            if end == "horizon" {
+                "horizon"
+            } else {
+                "event limit"
+            },
+            sim.flows.len()
+        ));
+    }
     let meta = RunMeta {
         name: name.to_string(),
         seed,
@@ -121,7 +140,7 @@ pub fn run_built(
         dropped: sim.counters.dropped,
         peak_packets: sim.arena.capacity_used() as u64,
         classes: b.class_names.clone(),
-        warnings: b.warnings.clone(),
+        warnings,
         end: end.to_string(),
     };
     RunOutput {

@@ -12,11 +12,8 @@ use serde::de::DeserializeOwned;
 pub fn variant<T: DeserializeOwned>(
     map: serde_json::Map<String, serde_json::Value>,
 ) -> Result<T, String> {
-    serde_path_to_error::deserialize(serde_json::Value::Object(map)).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        format!("\0{path}\0{}", e.into_inner())
-    })
+    crate::strict::from_value(&serde_json::Value::Object(map))
+        .map_err(|(path, msg)| format!("\0{path}\0{msg}"))
 }
 
 /// Moves the NUL-marked path segments at the start of `msg` onto `path`.

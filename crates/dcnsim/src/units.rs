@@ -11,11 +11,41 @@
 //!
 //! KB = 1000 B (mechanisms §0: TLT's arithmetic uses kB = 1000 B); KiB = 1024 B.
 //! Each type serializes back to a canonical string so a normalized scenario round-trips.
+//!
+//! Case rules: unit prefixes and `ps`/`ns`/`bps`/`pkt` are case-insensitive, but the last
+//! letter of a size is not: `B` is bytes and `b` is bits. A size written in bits (`"10Kb"`,
+//! `"1Mb"`) is rejected rather than read as bytes; a rate is always `...bps`.
+//!
+//! Ranges (a value outside is an error, never clamped): rates 0 to [`MAX_BPS`] (1 Pb/s),
+//! durations 0 to [`MAX_DUR`] (10⁶ s), sizes 0 to [`MAX_BYTES`] (10¹⁵ B), packet counts 0 to
+//! [`MAX_PKTS`] (10⁹). Sizes and rates are rounded to the nearest whole unit, durations to the
+//! nearest picosecond.
 
 use dcnsim_engine::{Rate, Time};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
+
+/// Largest rate (bits/s): 1 Pb/s.
+pub const MAX_BPS: u64 = 1_000_000_000_000_000;
+/// Largest duration: 10⁶ s in picoseconds (u64 picoseconds wrap after 213 days).
+pub const MAX_DUR: Time = 1_000_000 * dcnsim_engine::SEC;
+/// Largest size: 10¹⁵ bytes (1 PB).
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+/// Largest packet count.
+pub const MAX_PKTS: u64 = 1_000_000_000;
+
+/// `v` (already in base units) as an integer in `0..=max`, or a message naming the range.
+fn in_range(v: f64, max: u64, what: &str, shown: &str) -> Result<u64, String> {
+    let v = nonneg(v, what)?;
+    let r = v.round();
+    if r > max as f64 {
+        return Err(format!(
+            "expected a {what} of at most {shown}, got {v:e} (values are never clamped)"
+        ));
+    }
+    Ok(r as u64)
+}
 
 fn split_num(s: &str) -> Option<(f64, String)> {
     let s = s.trim();
@@ -35,7 +65,7 @@ fn split_num(s: &str) -> Option<(f64, String)> {
     // "1e3" style is allowed, but an 'e'/'E' directly followed by a letter belongs to the unit: none of ours start with e.
     let (num, unit) = s.split_at(idx);
     let num: f64 = num.replace('_', "").parse().ok()?;
-    Some((num, unit.trim().to_ascii_lowercase()))
+    Some((num, unit.trim().to_string()))
 }
 
 macro_rules! number_or_string {
@@ -93,7 +123,7 @@ impl Bw {
 fn bw_from_str(s: &str) -> Result<Bw, String> {
     let (n, u) =
         split_num(s).ok_or_else(|| format!("expected a rate like \"10Gbps\", got {s:?}"))?;
-    let mult = match u.as_str() {
+    let mult = match u.to_ascii_lowercase().as_str() {
         "" | "bps" => 1.0,
         "kbps" => 1e3,
         "mbps" => 1e6,
@@ -105,12 +135,17 @@ fn bw_from_str(s: &str) -> Result<Bw, String> {
             ))
         }
     };
-    Ok(Bw((nonneg(n, "rate")? * mult).round() as u64))
+    Ok(Bw(in_range(
+        nonneg(n, "rate")? * mult,
+        MAX_BPS,
+        "rate",
+        "1e15 bps (1000Tbps)",
+    )?))
 }
 number_or_string!(
     Bw,
     "a rate: bits/s as a number or a string like \"10Gbps\"",
-    |v| Ok(Bw(nonneg(v, "rate")?.round() as u64)),
+    |v| Ok(Bw(in_range(v, MAX_BPS, "rate", "1e15 bps (1000Tbps)")?)),
     bw_from_str
 );
 
@@ -150,7 +185,7 @@ impl Dur {
 fn dur_from_str(s: &str) -> Result<Dur, String> {
     let (n, u) =
         split_num(s).ok_or_else(|| format!("expected a duration like \"10us\", got {s:?}"))?;
-    let mult = match u.as_str() {
+    let mult = match u.to_ascii_lowercase().as_str() {
         "ps" => 1.0,
         "ns" => 1e3,
         "us" | "µs" => 1e6,
@@ -162,12 +197,22 @@ fn dur_from_str(s: &str) -> Result<Dur, String> {
             ))
         }
     };
-    Ok(Dur((nonneg(n, "duration")? * mult).round() as Time))
+    Ok(Dur(in_range(
+        nonneg(n, "duration")? * mult,
+        MAX_DUR,
+        "duration",
+        "1000000 s",
+    )?))
 }
 number_or_string!(
     Dur,
     "a duration: seconds as a number or a string like \"10us\"",
-    |v| Ok(Dur((nonneg(v, "duration")? * 1e12).round() as Time)),
+    |v| Ok(Dur(in_range(
+        nonneg(v, "duration")? * 1e12,
+        MAX_DUR,
+        "duration",
+        "1000000 s"
+    )?)),
     dur_from_str
 );
 
@@ -195,8 +240,13 @@ impl Serialize for Dur {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Bytes(pub u64);
 
+/// Multiplier of a size unit. `B` is bytes; a unit ending in a lower-case `b` (`Kb`, `Mb`) is
+/// bits, which a size does not take: the caller reports it.
 fn byte_mult(u: &str) -> Option<f64> {
-    Some(match u {
+    if u.ends_with('b') {
+        return None;
+    }
+    Some(match u.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "kb" => 1e3,
         "mb" => 1e6,
@@ -208,17 +258,35 @@ fn byte_mult(u: &str) -> Option<f64> {
     })
 }
 
+fn unit_err(u: &str, s: &str, also: &str) -> String {
+    if u.ends_with('b') && !u.eq_ignore_ascii_case("pkt") {
+        let t = s.trim();
+        let fix = format!("{}B", &t[..t.len() - 1]);
+        format!("{s:?} is in bits ({u}); sizes are in bytes: write {fix} (B = bytes, b = bits)")
+    } else {
+        format!("unknown size unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB{also})")
+    }
+}
+
 fn bytes_from_str(s: &str) -> Result<Bytes, String> {
     let (n, u) = split_num(s).ok_or_else(|| format!("expected a size like \"64KB\", got {s:?}"))?;
-    let m = byte_mult(&u).ok_or_else(|| {
-        format!("unknown size unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)")
-    })?;
-    Ok(Bytes((nonneg(n, "size")? * m).round() as u64))
+    let m = byte_mult(&u).ok_or_else(|| unit_err(&u, s, ""))?;
+    Ok(Bytes(in_range(
+        nonneg(n, "size")? * m,
+        MAX_BYTES,
+        "size",
+        "1e15 bytes (1000TB)",
+    )?))
 }
 number_or_string!(
     Bytes,
     "a size: bytes as a number or a string like \"64KB\"",
-    |v| Ok(Bytes(nonneg(v, "size")?.round() as u64)),
+    |v| Ok(Bytes(in_range(
+        v,
+        MAX_BYTES,
+        "size",
+        "1e15 bytes (1000TB)"
+    )?)),
     bytes_from_str
 );
 
@@ -255,20 +323,35 @@ fn amount_from_str(s: &str) -> Result<Amount, String> {
     let (n, u) = split_num(s)
         .ok_or_else(|| format!("expected a size like \"64KB\" or \"65pkt\", got {s:?}"))?;
     let n = nonneg(n, "amount")?;
-    if u == "pkt" || u == "pkts" || u == "p" || u == "packets" {
+    let lu = u.to_ascii_lowercase();
+    if lu == "pkt" || lu == "pkts" || lu == "p" || lu == "packets" {
         if n.fract() != 0.0 {
             return Err(format!("packet count must be a whole number, got {s:?}"));
         }
-        return Ok(Amount::Pkts(n as u64));
+        return Ok(Amount::Pkts(in_range(
+            n,
+            MAX_PKTS,
+            "packet count",
+            "1000000000pkt",
+        )?));
     }
-    let m = byte_mult(&u)
-        .ok_or_else(|| format!("unknown unit {u:?} in {s:?} (use B, KB, MB, KiB, MiB or pkt)"))?;
-    Ok(Amount::Bytes((n * m).round() as u64))
+    let m = byte_mult(&u).ok_or_else(|| unit_err(&u, s, " or pkt"))?;
+    Ok(Amount::Bytes(in_range(
+        n * m,
+        MAX_BYTES,
+        "size",
+        "1e15 bytes (1000TB)",
+    )?))
 }
 number_or_string!(
     Amount,
     "a size in bytes or a packet count like \"65pkt\"",
-    |v| Ok(Amount::Bytes(nonneg(v, "amount")?.round() as u64)),
+    |v| Ok(Amount::Bytes(in_range(
+        v,
+        MAX_BYTES,
+        "size",
+        "1e15 bytes (1000TB)"
+    )?)),
     amount_from_str
 );
 
@@ -333,6 +416,32 @@ mod tests {
             .contains("unknown rate unit"));
         assert!(j::<Dur>("\"5 fortnights\"").is_err());
     }
+    #[test]
+    fn out_of_range_is_an_error_and_bits_are_not_bytes() {
+        for bad in ["\"1e30bps\"", "1e16", "\"2000Tbps\""] {
+            let e = j::<Bw>(bad).unwrap_err().to_string();
+            assert!(e.contains("at most"), "{bad}: {e}");
+        }
+        assert!(j::<Bw>("1e15").is_ok());
+        assert!(j::<Dur>("1e30")
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
+        assert!(j::<Dur>("\"1000000s\"").is_ok());
+        assert!(j::<Bytes>("18446744073709551616").is_err());
+        assert!(j::<Amount>("\"1e20pkt\"").is_err());
+        for bits in ["\"10Kb\"", "\"1Mb\"", "\"8b\"", "\"1Gib\""] {
+            let e = j::<Bytes>(bits).unwrap_err().to_string();
+            assert!(e.contains("bits"), "{bits}: {e}");
+            assert!(j::<Amount>(bits).is_err());
+        }
+        // prefixes are case-insensitive, the final B is not
+        assert_eq!(j::<Bytes>("\"10kB\"").unwrap(), Bytes(10_000));
+        assert!(j::<Bytes>("\"1mib\"").is_err());
+        assert_eq!(j::<Bw>("\"10GBPS\"").unwrap(), Bw(10_000_000_000));
+        assert_eq!(j::<Dur>("\"10US\"").unwrap(), Dur(10_000_000));
+    }
+
     #[test]
     fn roundtrip() {
         for s in ["\"10Gbps\"", "\"100Mbps\""] {

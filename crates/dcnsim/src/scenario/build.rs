@@ -2,6 +2,7 @@
 //! transports, workloads (explicit flow lists) and open-loop sources.
 
 use super::classes::*;
+use super::resources::{self, Budget};
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
 use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::source::SourceSpec;
@@ -25,6 +26,11 @@ pub struct Built {
 /// Reads a file named in a scenario (CDFs, CSV flow lists).
 pub trait FileReader {
     fn read(&self, path: &str) -> std::io::Result<String>;
+    /// The size of the file in bytes, if known (checked against the memory limit before
+    /// reading).
+    fn size(&self, _path: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// Reads from the filesystem, paths as given.
@@ -33,6 +39,58 @@ impl FileReader for FsReader {
     fn read(&self, path: &str) -> std::io::Result<String> {
         std::fs::read_to_string(path)
     }
+    fn size(&self, path: &str) -> Option<u64> {
+        std::fs::metadata(path).ok().map(|m| m.len())
+    }
+}
+
+/// Reads a scenario file after charging its size to the budget (the text and what is parsed
+/// from it).
+fn read_file(
+    files: &dyn FileReader,
+    path: &str,
+    key: &str,
+    budget: &mut Budget,
+) -> Result<String, wl::WorkloadError> {
+    if let Some(n) = files.size(path) {
+        budget
+            .charge(key, format!("file {path:?}"), n.saturating_mul(4))
+            .map_err(|e| wl::WorkloadError::new(key, e.msg))?;
+    }
+    files
+        .read(path)
+        .map_err(|e| wl::WorkloadError::new(key, format!("cannot read {path:?}: {e}")))
+}
+
+/// Renames a key path from a generator's vocabulary to the user's: `pairs.src` is the
+/// `senders` key, `sizes.lo` the first entry of `sizes.uniform`. `rules` are (generator
+/// prefix, user prefix); a prefix matches whole segments only.
+fn user_key(path: &str, rules: &[(&str, &str)]) -> String {
+    for (from, to) in rules {
+        if let Some(rest) = path.strip_prefix(from) {
+            if rest.is_empty() || rest.starts_with('.') || rest.starts_with('[') {
+                return format!("{to}{rest}");
+            }
+        }
+    }
+    path.to_string()
+}
+
+/// `sizes.lo` → `sizes.uniform[0]` for a size table under `key`.
+fn size_rules(key: &str) -> [(String, String); 2] {
+    [
+        (format!("{key}.lo"), format!("{key}.uniform[0]")),
+        (format!("{key}.hi"), format!("{key}.uniform[1]")),
+    ]
+}
+
+fn rename(mut e: wl::WorkloadError, rules: &[(String, String)]) -> wl::WorkloadError {
+    let r: Vec<(&str, &str)> = rules
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    e.path = user_key(&e.path, &r);
+    e
 }
 
 fn port_err(prefix: &str) -> impl Fn((String, String)) -> ConfigError + '_ {
@@ -93,13 +151,21 @@ impl Scenario {
             ));
         }
         for (name, t) in &self.transports {
-            t.tcp(p.mss(), p.tcp_timestamps, &format!("transports.{name}"))?;
+            let key = format!("transports.{name}");
+            t.tcp(p.mss(), p.tcp_timestamps, &key)
+                .map_err(|e| written_side(t, e, &key))?;
         }
-        if let Some(d) = self.output.queue_sample_interval {
-            if d.0 == 0 {
+        for (key, d) in [
+            (
+                "output.queue_sample_interval",
+                self.output.queue_sample_interval,
+            ),
+            ("output.trace_interval", self.output.trace_interval),
+        ] {
+            if d.is_some_and(|d| d.0 == 0) {
                 return Err(ConfigError::new(
-                    "output.queue_sample_interval",
-                    "expected a duration > 0",
+                    key,
+                    "expected a duration > 0 (e.g. \"10us\")",
                 ));
             }
         }
@@ -197,6 +263,127 @@ impl Scenario {
         Ok(())
     }
 
+    /// Settings that are valid but cannot have an effect: each warning names the key.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        let sw = &self.switch;
+        if let Some(b) = sw.shared_buffer {
+            // Dynamic threshold: a queue is admitted while it is below α·(B − used). With P
+            // ports on a switch, each holding at most C bytes by the static limits, used ≤
+            // P·C; if every queue's static limit is below α·(B − P·C), the pool never decides
+            // anything (the README's 4 MB pool behind 100-packet ports).
+            let mtu = self.packet.mtu_wire() as u64;
+            let nq = sw.queues.max(1) as usize;
+            let ql: Vec<Option<u64>> = (0..nq)
+                .map(|q| sw.queue_limit.as_ref().map(|l| l.get(q).as_bytes(mtu)))
+                .collect();
+            let port = sw.port_limit.map(|a| a.as_bytes(mtu));
+            let sum_q = ql
+                .iter()
+                .try_fold(0u64, |a, q| q.map(|q| a.saturating_add(q)));
+            let per_port = match (port, sum_q) {
+                (Some(a), Some(c)) => Some(a.min(c)),
+                (a, c) => a.or(c),
+            };
+            let ports = resources::TopoCounts::of(&self.topology)
+                .map(|c| c.max_degree)
+                .unwrap_or(u64::MAX);
+            let shadowed = per_port.is_some_and(|c| {
+                let used = ports.saturating_mul(c);
+                used < b.0
+                    && (0..nq).all(|q| {
+                        let stat = match (port, ql[q]) {
+                            (Some(a), Some(c)) => a.min(c),
+                            (a, c) => a.or(c).unwrap_or(u64::MAX),
+                        };
+                        let a = sw.alpha.get(q);
+                        a.is_finite() && (stat as f64) < a * (b.0 - used) as f64
+                    })
+            });
+            if shadowed {
+                let lim = if sw.port_limit.is_some() {
+                    "switch.port_limit"
+                } else {
+                    "switch.queue_limit"
+                };
+                w.push(format!(
+                    "switch.shared_buffer: the {} B shared buffer cannot take effect: {lim} \
+                     stops every queue before the pool's dynamic threshold could, even with \
+                     every port full; raise {lim} for the shared buffer to matter",
+                    b.0
+                ));
+            }
+        }
+        let cqcn_scheme = matches!(self.scheme, crate::scheme::SchemeConfig::Cqcn(_));
+        let mut cqcn_used = false;
+        for (i, c) in self.classes.iter().enumerate() {
+            let Some(t) = self.transport(&c.transport) else {
+                continue;
+            };
+            if t.cqcn {
+                cqcn_used = true;
+                let key = if self.transports.contains_key(&c.transport) {
+                    format!("transports.{}.cqcn", c.transport)
+                } else {
+                    format!("classes[{i}].transport")
+                };
+                let msg = if t.kind != TransportKindName::Tcp {
+                    format!(
+                        "{key}: cqcn = true has no effect on a {:?} transport",
+                        t.kind
+                    )
+                } else if !cqcn_scheme {
+                    format!(
+                        "{key}: cqcn = true has no effect without [scheme] kind = \"cqcn\" \
+                         (no switch marks the probes)"
+                    )
+                } else {
+                    continue;
+                };
+                if !w.contains(&msg) {
+                    w.push(msg);
+                }
+            }
+        }
+        if cqcn_scheme && !cqcn_used {
+            w.push(
+                "scheme: kind = \"cqcn\" has no effect: no class uses a transport with \
+                 cqcn = true"
+                    .into(),
+            );
+        }
+        // A class priority on a 1-queue port is folded onto queue 0.
+        let (sq, hq) = (self.switch.queues, self.host.queues);
+        if sq <= 1 || hq <= 1 {
+            let mut prios: Vec<(String, u8)> = Vec::new();
+            for (i, c) in self.classes.iter().enumerate() {
+                prios.push((format!("classes[{i}].priority"), c.priority));
+                if let Some(a) = c.ack_priority {
+                    prios.push((format!("classes[{i}].ack_priority"), a));
+                }
+                if let Some(l) = &c.large {
+                    prios.push((format!("classes[{i}].large.priority"), l.priority));
+                }
+            }
+            for (i, s) in self.sources.iter().enumerate() {
+                prios.push((format!("sources[{i}].priority"), s.priority));
+            }
+            for (key, p) in prios.into_iter().filter(|(_, p)| *p > 0) {
+                let which = if sq <= 1 && hq <= 1 {
+                    "[switch] and [host] have"
+                } else if sq <= 1 {
+                    "[switch] has"
+                } else {
+                    "[host] has"
+                };
+                w.push(format!(
+                    "{key}: priority {p} is folded onto queue 0 ({which} 1 queue)"
+                ));
+            }
+        }
+        w
+    }
+
     /// The transport named `name` (scenario first, then built-ins).
     pub fn transport(&self, name: &str) -> Option<TransportConfig> {
         self.transports
@@ -207,6 +394,10 @@ impl Scenario {
 
     pub fn build(&self, files: &dyn FileReader) -> Result<Built, ConfigError> {
         self.check()?;
+        // Estimate before allocating: a topology or workload too big for the memory limit
+        // is a keyed error here, not an abort (or the OOM killer) later.
+        let mut budget = Budget::new(self.run.memory_limit);
+        let counts = resources::charge_topology(self, &mut budget)?;
         let g = self.topology.build()?;
         let ecmp = match self.routing.ecmp {
             EcmpMode::PerFlow => Ecmp::PerFlow,
@@ -269,19 +460,40 @@ impl Scenario {
                 ack_wire: p.ack_wire(),
             });
             let flows = self
-                .workload_flows(&c.workload, i, &hosts, files)
+                .workload_flows(&c.workload, i, &hosts, files, &mut budget)
                 .map_err(|e| e.at(&format!("{key}.workload")))?;
             lists.push(flows);
         }
-        let flows = wl::merge_sorted(lists);
         // Events carry a 26-bit index (flows, ports, sources).
         let cap = crate::sim::MAX_EVENT_INDEX as usize;
-        if flows.len() > cap || sim.ports.len() > cap || self.sources.len() > cap {
+        let total: usize = lists.iter().map(|l| l.len()).sum();
+        if total > cap {
+            let (big, _) = lists
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, l)| l.len())
+                .expect("flows exist");
             return Err(ConfigError::new(
-                "run.duration",
-                format!("the run would have {} flows; expected at most {cap} per run (shorten the run or lower the load)", flows.len()),
+                format!("classes[{big}].workload"),
+                format!("the run would have {total} flows; expected at most {cap} per run (shorten the run or lower the load)"),
             ));
         }
+        if self.sources.len() > cap {
+            return Err(ConfigError::new(
+                "sources",
+                format!("expected at most {cap} sources, got {}", self.sources.len()),
+            ));
+        }
+        let mut warnings = self.warnings();
+        for (i, l) in lists.iter().enumerate() {
+            if l.is_empty() {
+                warnings.push(format!(
+                    "classes[{i}].workload: generated no flows (check load, start/stop and \
+                     the run duration)"
+                ));
+            }
+        }
+        let flows = wl::merge_sorted(lists);
         let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
         let mut paths = std::collections::HashMap::new();
         for f in flows {
@@ -339,6 +551,48 @@ impl Scenario {
                 entropy: mix64(&[self.seed, 0x50c, i as u64]) as u32,
             });
         }
+        // Samples and traces grow with the run: charge what the run's duration gives, and
+        // cap them at run time at what the limit leaves (a run going on to the horizon).
+        let dur = self.run.duration.0 as f64;
+        let mut est_samples = 0u64;
+        if let Some(iv) = self.output.queue_sample_interval {
+            let ports = match self.output.sample_ports {
+                SamplePorts::Switch => counts.ports().saturating_sub(counts.hosts),
+                SamplePorts::All => counts.ports(),
+            };
+            let q = self.switch.queues.max(self.host.queues).max(1) as f64;
+            let rows = (dur / iv.0 as f64).ceil() * ports as f64 * q;
+            est_samples = rows.min(u64::MAX as f64 / 1e3) as u64;
+            budget.charge(
+                "output.queue_sample_interval",
+                format!("{rows:.3e} queue samples"),
+                est_samples.saturating_mul(resources::SAMPLE_BYTES),
+            )?;
+        }
+        let mut est_traces = 0u64;
+        if !self.output.trace_flows.is_empty() {
+            let iv = self
+                .output
+                .trace_interval
+                .map(|d| d.0)
+                .unwrap_or(10 * dcnsim_engine::US) as f64;
+            let rows = (dur / iv).ceil() * self.output.trace_flows.len() as f64;
+            est_traces = rows.min(u64::MAX as f64 / 1e3) as u64;
+            let key = if self.output.trace_interval.is_some() {
+                "output.trace_interval"
+            } else {
+                "output.trace_flows"
+            };
+            budget.charge(
+                key,
+                format!("{rows:.3e} trace rows"),
+                est_traces.saturating_mul(resources::TRACE_BYTES),
+            )?;
+        }
+        budget.probe("run.memory_limit")?;
+        let left = budget.left() / 2;
+        sim.max_samples = est_samples.saturating_add(left / resources::SAMPLE_BYTES) as usize;
+        sim.max_trace_rows = est_traces.saturating_add(left / resources::TRACE_BYTES) as usize;
         if let Some(iv) = self.output.queue_sample_interval {
             sim.sample_every = iv.0;
             sim.sample_ports = (0..sim.ports.len() as u32)
@@ -368,7 +622,6 @@ impl Scenario {
         }
         sim.stop_min = self.run.duration.0;
         sim.drain = self.run.drain;
-        let mut warnings = Vec::new();
         if self.classes.is_empty() && self.sources.is_empty() {
             warnings.push("the scenario has no traffic: add [[classes]] or [[sources]]".into());
         }
@@ -387,6 +640,7 @@ impl Scenario {
         s: &SizeConfig,
         files: &dyn FileReader,
         key: &str,
+        budget: &mut Budget,
     ) -> Result<wl::SizeDist, wl::WorkloadError> {
         let set = [
             s.fixed.is_some(),
@@ -412,12 +666,7 @@ impl Scenario {
                 wl::Cdf::builtin(name, &format!("{key}.cdf"))?
             } else {
                 let path = s.cdf_file.as_ref().unwrap();
-                let text = files.read(path).map_err(|e| {
-                    wl::WorkloadError::new(
-                        format!("{key}.cdf_file"),
-                        format!("cannot read {path:?}: {e}"),
-                    )
-                })?;
+                let text = read_file(files, path, &format!("{key}.cdf_file"), budget)?;
                 wl::Cdf::parse(&text, &format!("{key}.cdf_file"))?
             };
             let scale = if s.scale == 0.0 { 1.0 } else { s.scale };
@@ -427,7 +676,7 @@ impl Scenario {
                 scale,
             }
         };
-        d.validate(key)?;
+        d.validate(key).map_err(|e| rename(e, &size_rules(key)))?;
         Ok(d)
     }
 
@@ -437,6 +686,7 @@ impl Scenario {
         class: usize,
         hosts: &wl::Hosts,
         files: &dyn FileReader,
+        budget: &mut Budget,
     ) -> Result<Vec<wl::FlowSpec>, wl::WorkloadError> {
         let dur = self.run.duration.0;
         let seed = self.seed;
@@ -455,7 +705,7 @@ impl Scenario {
                 start,
                 stop,
             }) => {
-                let sizes = self.size_dist(sizes, files, "sizes")?;
+                let sizes = self.size_dist(sizes, files, "sizes", budget)?;
                 let pairs = match (senders, receivers) {
                     (None, None) => match pairs {
                         PairsName::AllToAll => wl::Pairs::AllToAll,
@@ -476,10 +726,17 @@ impl Scenario {
                     LoadBasisName::SenderHosts => wl::LoadBasis::SenderHosts,
                     LoadBasisName::Bisection => match bisection {
                         Some(b) if b.0 > 0 => wl::LoadBasis::Bisection { bps: b.0 },
-                        _ => {
+                        Some(_) => {
                             return Err(wl::WorkloadError::new(
                                 "bisection",
                                 "expected a rate > 0 when load_basis = \"bisection\"",
+                            ))
+                        }
+                        None => {
+                            return Err(wl::WorkloadError::new(
+                                "bisection",
+                                "missing key `bisection`: expected a rate > 0 when \
+                                 load_basis = \"bisection\"",
                             ))
                         }
                     },
@@ -507,7 +764,43 @@ impl Scenario {
                     class: class as u16,
                     deadline,
                 };
-                wl::poisson(&spec, hosts, seed, idx)?
+                if load.is_finite() && *load > 0.0 {
+                    let cap = match spec.load_basis {
+                        wl::LoadBasis::Bisection { bps } => bps as f64,
+                        _ => hosts.total_bps(),
+                    };
+                    let secs = spec.stop.saturating_sub(spec.start) as f64 / 1e12;
+                    let mut n = load * cap * secs / (8.0 * spec.sizes.mean().max(1.0));
+                    if let Some(m) = max_flows {
+                        n = n.min(*m as f64);
+                    }
+                    charge_flows(budget, "load", n)?;
+                }
+                // The generator names the lists `pairs.src`/`pairs.dst`; the user wrote
+                // `senders`/`receivers` (an absent list defaults to every host).
+                let src_key = if senders.is_some() {
+                    "senders"
+                } else {
+                    "receivers"
+                };
+                let dst_key = if receivers.is_some() {
+                    "receivers"
+                } else {
+                    "senders"
+                };
+                let mut rules = vec![
+                    ("pairs.src".to_string(), src_key.to_string()),
+                    ("pairs.dst".to_string(), dst_key.to_string()),
+                    ("load_basis.bps".to_string(), "bisection".to_string()),
+                ];
+                if stop.is_none() {
+                    rules.push((
+                        "stop".into(),
+                        if start.is_some() { "start" } else { "load" }.into(),
+                    ));
+                }
+                rules.extend(size_rules("sizes"));
+                wl::poisson(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
             }
             WorkloadConfig::Incast(IncastWl {
                 fan_in,
@@ -529,6 +822,7 @@ impl Scenario {
                         bytes_per_sender,
                         files,
                         "bytes_per_sender",
+                        budget,
                     )?,
                     start: start.map(|d| d.0).unwrap_or(0),
                     period: period.map(|d| d.0),
@@ -538,17 +832,37 @@ impl Scenario {
                     class: class as u16,
                     exclude_receiver_rack: *exclude_receiver_rack,
                 };
-                wl::incast(&spec, hosts, seed, idx)?
+                let fan = *fan_in as f64;
+                let span = spec.stop.saturating_sub(spec.start) as f64;
+                let (rounds, key) = match (period, load) {
+                    (Some(p), _) if p.0 > 0 => ((span / p.0 as f64).ceil(), "period"),
+                    (None, Some(l)) if l.is_finite() && *l > 0.0 => {
+                        let rate = match receiver {
+                            Some(r) if *r < hosts.n => hosts.link_bps[*r as usize] as f64,
+                            _ => hosts.total_bps() / hosts.n.max(1) as f64,
+                        };
+                        let bytes = fan * spec.bytes_per_sender.mean().max(1.0);
+                        (span / 1e12 * l * rate / (8.0 * bytes), "load")
+                    }
+                    _ => (1.0, "fan_in"),
+                };
+                charge_flows(budget, key, rounds * fan)?;
+                let mut rules = size_rules("bytes_per_sender").to_vec();
+                if stop.is_none() {
+                    rules.push(("stop".into(), "start".into()));
+                }
+                wl::incast(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
             }
             WorkloadConfig::Permutation(PermutationWl { size, start }) => {
                 if size.0 == 0 {
                     return Err(wl::WorkloadError::new("size", "expected a size > 0"));
                 }
+                charge_flows(budget, "size", hosts.n as f64)?;
                 wl::permutation_long_flows(hosts, size.0, start.0, class as u16, seed, idx)
             }
             WorkloadConfig::Das(d) => {
                 let spec = wl::DasSpec {
-                    sizes: self.size_dist(&d.sizes, files, "sizes")?,
+                    sizes: self.size_dist(&d.sizes, files, "sizes", budget)?,
                     load: d.load,
                     clients: d.clients.clone(),
                     servers: d.servers.clone(),
@@ -557,19 +871,39 @@ impl Scenario {
                     max_requests: d.max_requests,
                     class: class as u16,
                 };
-                wl::das(&spec, hosts, seed, idx)?
+                if d.load.is_finite() && d.load > 0.0 {
+                    let bps: f64 = match &d.clients {
+                        Some(c) => c
+                            .iter()
+                            .filter(|&&h| h < hosts.n)
+                            .map(|&h| hosts.link_bps[h as usize] as f64)
+                            .sum(),
+                        None => hosts.total_bps(),
+                    };
+                    let secs = spec.stop.saturating_sub(spec.start) as f64 / 1e12;
+                    let mut n = 2.0 * d.load * bps * secs / (8.0 * spec.sizes.mean().max(1.0));
+                    if let Some(m) = d.max_requests {
+                        n = n.min(2.0 * m as f64);
+                    }
+                    charge_flows(budget, "load", n)?;
+                }
+                let mut rules = size_rules("sizes").to_vec();
+                if d.stop.is_none() {
+                    rules.push(("stop".into(), "start".into()));
+                }
+                wl::das(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
             }
             WorkloadConfig::Flows(FlowsWl { csv, list }) => {
                 let mut out = Vec::new();
                 if let Some(path) = csv {
-                    let text = files.read(path).map_err(|e| {
-                        wl::WorkloadError::new("csv", format!("cannot read {path:?}: {e}"))
-                    })?;
+                    let text = read_file(files, path, "csv", budget)?;
+                    charge_flows(budget, "csv", text.lines().count() as f64)?;
                     // The `class` column names the sending class (index or name); the
                     // loading class is the default.
                     let names: Vec<String> = self.classes.iter().map(|c| c.name.clone()).collect();
                     out = wl::parse_flow_csv_in(&text, "csv", hosts.n, &names, class as u16)?;
                 }
+                charge_flows(budget, "list", list.len() as f64)?;
                 for (i, r) in list.iter().enumerate() {
                     let key = format!("list[{i}]");
                     if r.src >= hosts.n || r.dst >= hosts.n || r.src == r.dst {
@@ -603,6 +937,55 @@ impl Scenario {
         }
         Ok(flows)
     }
+}
+
+/// A constraint between two keys of a transport (`rto_max: must be >= rto_min`) names the
+/// key the user changed: when the named key still has its default and the other one does not,
+/// the error moves to the other one (a large `rto_min` is the mistake, not the default
+/// `rto_max`).
+fn written_side(t: &TransportConfig, e: ConfigError, prefix: &str) -> ConfigError {
+    let Some(field) = e
+        .path
+        .strip_prefix(prefix)
+        .and_then(|f| f.strip_prefix('.'))
+    else {
+        return e;
+    };
+    let Some(other) = e.msg.strip_prefix("must be >= ").map(str::trim) else {
+        return e;
+    };
+    let (Ok(now), Ok(base)) = (
+        serde_json::to_value(t),
+        serde_json::to_value(TransportConfig::default()),
+    ) else {
+        return e;
+    };
+    let same = |k: &str| now.get(k).is_some() && now.get(k) == base.get(k);
+    if same(field) && now.get(other).is_some() && !same(other) {
+        let txt = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), String::from);
+        return ConfigError::new(
+            format!("{prefix}.{other}"),
+            format!(
+                "expected {other} ≤ {field} ({}, its default), got {}",
+                txt(&now[field]),
+                txt(&now[other])
+            ),
+        );
+    }
+    e
+}
+
+/// Charges `expected` flows to the budget under `key` (relative to the workload).
+fn charge_flows(budget: &mut Budget, key: &str, expected: f64) -> Result<(), wl::WorkloadError> {
+    let n = if expected.is_finite() {
+        expected.max(0.0).ceil()
+    } else {
+        f64::MAX
+    };
+    let bytes = (n * resources::FLOW_BYTES as f64).min(u64::MAX as f64) as u64;
+    budget
+        .charge(key, format!("{n:.3e} flows"), bytes)
+        .map_err(|e| wl::WorkloadError::new(key, e.msg))
 }
 
 /// Hops of the route from `src` to `dst` (first ECMP candidate; equal-cost paths have the

@@ -8,12 +8,13 @@
 
 pub mod build;
 pub mod classes;
+pub mod resources;
 pub mod topology;
 pub mod transport;
 
 use crate::net::config::{HostConfig, SwitchConfig};
 use crate::scheme::SchemeConfig;
-use crate::units::Dur;
+use crate::units::{Bytes, Dur};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -164,6 +165,10 @@ pub struct RunConfig {
     pub max_events: u64,
     /// Keep running until every flow (not just measured ones) has finished or the horizon passes.
     pub drain: bool,
+    /// Largest memory the run may take by the resource estimate (see `scenario::resources`);
+    /// none = half of what this process may use. Not part of the config hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<Bytes>,
 }
 
 impl Default for RunConfig {
@@ -175,6 +180,7 @@ impl Default for RunConfig {
             horizon: None,
             max_events: 0,
             drain: false,
+            memory_limit: None,
         }
     }
 }
@@ -210,19 +216,27 @@ pub struct OutputConfig {
 
 /// Parses a scenario from JSON, reporting the key path of the first error.
 pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        let mut msg = e.into_inner().to_string();
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let mut msg = e.to_string();
         // JSON positions mean nothing to someone who wrote TOML or a dict.
         if let Some(i) = msg.rfind(" at line ") {
             msg.truncate(i);
         }
+        ConfigError::new("scenario", format!("not a valid scenario document: {msg}"))
+    })?;
+    if !value.is_object() {
+        return Err(ConfigError::new(
+            "scenario",
+            format!(
+                "expected a table of scenario keys, got {}",
+                crate::strict::describe(&value)
+            ),
+        ));
+    }
+    crate::strict::from_value::<Scenario>(&value).map_err(|(path, msg)| {
         let (path, msg) = crate::tagged::split_path(path, msg);
         ConfigError::new(path, msg)
-    })?;
-    Ok(sc)
+    })
 }
 
 /// Serializes a scenario (normalized: every key present, canonical units).

@@ -165,7 +165,7 @@ impl TopologyConfig {
                 pos(*leaves, "leaves", 1)?;
                 pos(*spines, "spines", if *leaves > 1 { 1 } else { 0 })?;
                 pos(*hosts_per_leaf, "hosts_per_leaf", 1)?;
-                if leaves * hosts_per_leaf < 2 {
+                if (*leaves as u64) * (*hosts_per_leaf as u64) < 2 {
                     return Err(ConfigError::new(
                         "topology.hosts_per_leaf",
                         "expected at least 2 hosts in total",
@@ -213,9 +213,15 @@ impl TopologyConfig {
                             ),
                         )
                     };
-                    let (kind, num) = name.split_at(1.min(name.len()));
+                    // The first character (any Unicode scalar, not a byte) is the kind.
+                    let mut chars = name.chars();
+                    let kind = chars.next().map(String::from).unwrap_or_default();
+                    let num = chars.as_str();
+                    if num.is_empty() || !num.bytes().all(|c| c.is_ascii_digit()) {
+                        return Err(bad());
+                    }
                     let n: u32 = num.parse().map_err(|_| bad())?;
-                    match kind {
+                    match kind.as_str() {
                         "h" if n < *hosts => Ok(n),
                         "s" if n < *switches => Ok(hosts + n),
                         _ => Err(bad()),
@@ -238,6 +244,7 @@ impl TopologyConfig {
                     }
                     g.link(a, b, l.rate.rate(), l.delay.0);
                 }
+                super::resources::check_degrees(&g)?;
                 g
             }
         };

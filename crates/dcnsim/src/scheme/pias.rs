@@ -138,7 +138,8 @@ impl PiasConfig {
             (None, None) => Err((
                 "thresholds".into(),
                 format!(
-                    "expected `thresholds` (bytes, strictly increasing) or a `preset` (one of {})",
+                    "missing key: expected `thresholds` (bytes, strictly increasing) or a \
+                     `preset` (one of {})",
                     preset_names().join(", ")
                 ),
             )),
@@ -163,6 +164,15 @@ impl PiasConfig {
         } else {
             "thresholds"
         };
+        if t.is_empty() {
+            // One level: every packet stays in the top queue and PIAS does nothing.
+            return Err((
+                key.into(),
+                "expected at least one threshold (with none, PIAS has one level and does \
+                 nothing)"
+                    .into(),
+            ));
+        }
         if let Some(i) = (0..t.len()).find(|&i| t[i] == 0 || (i > 0 && t[i] <= t[i - 1])) {
             return Err((
                 format!("{key}[{i}]"),

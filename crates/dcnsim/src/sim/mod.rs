@@ -150,6 +150,12 @@ pub struct Sim {
     pub trace_every: Time,
     pub trace_flows: Vec<u32>,
     pub traces: Vec<flow::TraceRow>,
+    /// Row caps of `samples` and `traces` (the memory limit's share); reaching one stops
+    /// that recording and leaves a note.
+    pub max_samples: usize,
+    pub max_trace_rows: usize,
+    /// Warnings raised during the run (recording stopped at a cap).
+    pub notes: Vec<String>,
     pub nearopt: nearopt::NearOptOracle,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
@@ -236,6 +242,9 @@ impl Sim {
             sample_ports: Vec::new(),
             samples: Vec::new(),
             trace_every: 0,
+            max_samples: usize::MAX,
+            max_trace_rows: usize::MAX,
+            notes: Vec::new(),
             trace_flows: Vec::new(),
             traces: Vec::new(),
             nearopt: nearopt::NearOptOracle::default(),
@@ -317,7 +326,17 @@ impl Sim {
             Event::DelAck(f) => self.on_delack_event(f),
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
-            Event::Trace => self.on_trace(),
+            Event::Trace => {
+                if self.traces.len() < self.max_trace_rows {
+                    self.on_trace()
+                } else {
+                    self.notes.push(format!(
+                        "output.trace_interval: tracing stopped at {} rows (the memory limit's \
+                         share); trace fewer flows, a longer interval or raise run.memory_limit",
+                        self.traces.len()
+                    ));
+                }
+            }
             Event::Pace(f) => self.on_pace(f),
             Event::Probe(f) => self.on_probe_tick(f),
             Event::NearOptTick => self.on_nearopt_tick(),
@@ -548,6 +567,14 @@ impl Sim {
 
     fn on_sample(&mut self) {
         let now = self.now();
+        if self.samples.len() >= self.max_samples {
+            self.notes.push(format!(
+                "output.queue_sample_interval: sampling stopped at {} samples (the memory \
+                 limit's share); use a longer interval or raise run.memory_limit",
+                self.samples.len()
+            ));
+            return;
+        }
         for &p in &self.sample_ports {
             let port = &self.ports[p as usize];
             let nq = self.profiles[port.profile as usize].nq;

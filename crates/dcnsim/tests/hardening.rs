@@ -1,0 +1,244 @@
+//! Hostile input (issue #16): every case here once panicked, wrapped, clamped, named a key
+//! the user never wrote, or was accepted without effect. Each must now be a keyed error (or a
+//! warning naming the key), decided before anything big is allocated.
+
+use dcnsim::scenario::build::FsReader;
+use dcnsim::scenario::from_json;
+use serde_json::{json, Value};
+
+/// A small valid scenario to mutate.
+fn base() -> Value {
+    json!({
+        "topology": {"kind": "star", "hosts": 4, "link": {"rate": "10Gbps", "delay": "1us"}},
+        "classes": [{"name": "a", "transport": "dctcp",
+                     "workload": {"kind": "poisson", "load": 0.3, "sizes": {"fixed": "10KB"}}}],
+        "run": {"duration": "1ms", "memory_limit": "2GB"}
+    })
+}
+
+fn set(v: &mut Value, path: &[&str], x: Value) {
+    let mut node = v;
+    for (i, k) in path.iter().enumerate() {
+        if i + 1 == path.len() {
+            node[*k] = x;
+            return;
+        }
+        node = if let Ok(n) = k.parse::<usize>() {
+            &mut node[n]
+        } else {
+            &mut node[*k]
+        };
+    }
+}
+
+fn with(path: &[&str], x: Value) -> Value {
+    let mut v = base();
+    set(&mut v, path, x);
+    v
+}
+
+/// (path, message) of the validation error, or panics if the input is accepted.
+fn err(v: &Value) -> (String, String) {
+    let r = std::panic::catch_unwind(|| {
+        let sc = from_json(&v.to_string())?;
+        sc.build(&FsReader).map(|_| ())
+    })
+    .expect("validation must not panic");
+    match r {
+        Ok(()) => panic!("expected an error for {v}"),
+        Err(e) => (e.path, e.msg),
+    }
+}
+
+fn warnings(v: &Value) -> Vec<String> {
+    let sc = from_json(&v.to_string()).unwrap();
+    sc.build(&FsReader)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .warnings
+}
+
+#[test]
+fn panics_and_wraps_from_input_are_keyed_errors() {
+    // split_at(1) on a multi-byte first character
+    let v = json!({
+        "topology": {"kind": "explicit", "hosts": 2, "switches": 1, "links": [
+            {"a": "h0", "b": "s0", "rate": "10Gbps", "delay": "1us"},
+            {"a": "é1", "b": "s0", "rate": "10Gbps", "delay": "1us"}]},
+    });
+    let (p, m) = err(&v);
+    assert_eq!(p, "topology.links[1].a");
+    assert!(m.contains("\"é1\""), "{m}");
+    // ≥ 65,535 leaves: a spine would need more ports than a u16 numbers
+    let ls = |leaves: u64, hpl: u64| {
+        json!({"topology": {"kind": "leaf_spine", "leaves": leaves, "spines": 1,
+            "hosts_per_leaf": hpl, "host_link": {"rate": "10Gbps", "delay": "1us"},
+            "fabric_link": {"rate": "10Gbps", "delay": "1us"}}})
+    };
+    let (p, m) = err(&ls(70_000, 1));
+    assert_eq!(p, "topology.leaves");
+    assert!(m.contains("70000 ports"), "{m}");
+    // leaves × hosts_per_leaf wraps a u32 (65536 × 65536 = 0): must not read as "< 2 hosts"
+    let (p, m) = err(&ls(2, 65_536));
+    assert_eq!(p, "topology.hosts_per_leaf");
+    assert!(m.contains("ports"), "{m}");
+    // 65535 leaves of one host: the route table offsets would wrap a u32 (the index out of
+    // bounds), even with a limit that admits the memory
+    let mut v = ls(65_535, 1);
+    v["run"] = json!({"memory_limit": "1000000GB"});
+    let (p, m) = err(&v);
+    assert_eq!(p, "topology.leaves");
+    assert!(m.contains("route tables") || m.contains("refuses"), "{m}");
+    let (p, m) = err(&ls(65_535, 65_534));
+    assert!(p.starts_with("topology."), "{p}");
+    assert!(!m.contains("at least 2 hosts"), "{m}");
+}
+
+#[test]
+fn values_out_of_range_are_rejected_not_clamped() {
+    for (path, x, key) in [
+        (
+            vec!["classes", "0", "workload", "sizes", "fixed"],
+            json!(1.8446744073709552e19),
+            "classes[0].workload.sizes.fixed",
+        ),
+        (
+            vec!["topology", "link", "rate"],
+            json!("1e30bps"),
+            "topology.link.rate",
+        ),
+        (vec!["run", "duration"], json!(1e30), "run.duration"),
+        (
+            vec!["switch", "port_limit"],
+            json!("1e20pkt"),
+            "switch.port_limit",
+        ),
+    ] {
+        let (p, m) = err(&with(&path, x.clone()));
+        assert_eq!(p, key, "{x}");
+        assert!(m.contains("at most") && m.contains("never clamped"), "{m}");
+    }
+    // bits are not bytes
+    let (p, m) = err(&with(
+        &["classes", "0", "workload", "sizes", "fixed"],
+        json!("10Kb"),
+    ));
+    assert_eq!(p, "classes[0].workload.sizes.fixed");
+    assert!(m.contains("bits") && m.contains("10KB"), "{m}");
+    // every interval > 0
+    let mut v = base();
+    v["output"] = json!({"trace_flows": [0], "trace_interval": "0s"});
+    assert_eq!(err(&v).0, "output.trace_interval");
+}
+
+#[test]
+fn errors_name_the_keys_the_user_wrote_in_plain_words() {
+    let (p, _) = err(&with(
+        &["classes", "0", "workload", "senders"],
+        json!([0, 9]),
+    ));
+    assert_eq!(p, "classes[0].workload.senders[1]");
+    let (p, _) = err(&with(
+        &["classes", "0", "workload", "sizes"],
+        json!({"uniform": [0, 10]}),
+    ));
+    assert_eq!(p, "classes[0].workload.sizes.uniform[0]");
+    let (p, m) = err(&with(&["topology", "hosts"], json!(1e30)));
+    assert_eq!(p, "topology.hosts");
+    assert_eq!(m, "expected a whole number from 0 to 4294967295, got 1e30");
+    // a table given as a list is not the table's defaults
+    let (p, m) = err(&with(&["run"], json!([])));
+    assert_eq!(p, "run");
+    assert!(m.contains("expected a table"), "{m}");
+    let (p, _) = err(&with(&["classes", "0", "workload", "sizes"], json!([1000])));
+    assert_eq!(p, "classes[0].workload.sizes");
+    // a cross-key constraint names the key that was changed, not the default
+    let mut v = base();
+    v["transports"] = json!({"dctcp": {"cc": "dctcp", "rto_min": "100s"}});
+    let (p, m) = err(&v);
+    assert_eq!(p, "transports.dctcp.rto_min", "{m}");
+    v["transports"] = json!({"dctcp": {"cc": "dctcp", "rto_max": "1us"}});
+    assert_eq!(err(&v).0, "transports.dctcp.rto_max");
+    let mut v = base();
+    v["scheme"] = json!({"kind": "pias", "thresholds": []});
+    assert_eq!(err(&v).0, "scheme.thresholds");
+}
+
+#[test]
+fn memory_estimate_rejects_before_allocating() {
+    // 1e9 leaves once grew to 24 GB in validate
+    let v = json!({"topology": {"kind": "leaf_spine", "leaves": 1_000_000_000u64, "spines": 0,
+        "hosts_per_leaf": 1, "host_link": {"rate": "10Gbps", "delay": "1us"},
+        "fabric_link": {"rate": "10Gbps", "delay": "1us"}}});
+    let (p, m) = err(&v);
+    assert_eq!(p, "topology.leaves");
+    // a fat tree with k = 56 (in range) needs ~15 GB of route tables
+    let v = json!({"topology": {"kind": "fat_tree", "k": 56,
+        "link": {"rate": "10Gbps", "delay": "1us"}}, "run": {"memory_limit": "8GB"}});
+    let (p, m2) = err(&v);
+    assert_eq!(p, "topology.k");
+    for m in [m, m2] {
+        assert!(m.contains("memory_limit") && m.contains("GB"), "{m}");
+    }
+    // tiny flows at 50% load: the flow list would not fit
+    let mut v = with(&["classes", "0", "workload", "sizes", "fixed"], json!(1.5));
+    set(&mut v, &["run", "duration"], json!("10ms"));
+    let (p, m) = err(&v);
+    assert_eq!(p, "classes[0].workload.load");
+    assert!(m.contains("flows"), "{m}");
+    // a sampling interval of 1 ps
+    let mut v = base();
+    v["output"] = json!({"queue_sample_interval": "1ps"});
+    assert_eq!(err(&v).0, "output.queue_sample_interval");
+    // the limit is a key: the same scenario passes with a larger one
+    let mut v = base();
+    v["output"] = json!({"queue_sample_interval": "100ns"});
+    set(&mut v, &["run", "memory_limit"], json!("1MB"));
+    assert_eq!(err(&v).0, "output.queue_sample_interval");
+    set(&mut v, &["run", "memory_limit"], json!("1KB"));
+    assert_eq!(err(&v).0, "topology.hosts");
+    set(&mut v, &["run", "memory_limit"], json!("4GB"));
+    warnings(&v);
+}
+
+#[test]
+fn settings_without_effect_are_warned_about() {
+    let mut v = base();
+    v["switch"] = json!({"shared_buffer": "4MB"});
+    let w = warnings(&v);
+    assert!(
+        w.iter().any(|w| w.starts_with("switch.shared_buffer:")),
+        "{w:?}"
+    );
+    v["switch"] = json!({"shared_buffer": "4MB", "port_limit": "4MB"});
+    assert!(warnings(&v).is_empty(), "{:?}", warnings(&v));
+
+    let mut v = base();
+    v["transports"] = json!({"tp": {"cqcn": true}});
+    set(&mut v, &["classes", "0", "transport"], json!("tp"));
+    let w = warnings(&v);
+    assert!(
+        w.iter().any(|w| w.starts_with("transports.tp.cqcn:")),
+        "{w:?}"
+    );
+
+    let mut v = base();
+    v["switch"] = json!({"queues": 1});
+    set(&mut v, &["classes", "0", "priority"], json!(3));
+    let w = warnings(&v);
+    assert!(
+        w.iter().any(|w| w.starts_with("classes[0].priority:")),
+        "{w:?}"
+    );
+
+    let mut v = base();
+    set(
+        &mut v,
+        &["classes", "0", "workload"],
+        json!({"kind": "flows", "list": []}),
+    );
+    let w = warnings(&v);
+    assert!(
+        w.iter().any(|w| w.starts_with("classes[0].workload:")),
+        "{w:?}"
+    );
+}

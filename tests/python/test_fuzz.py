@@ -1,0 +1,152 @@
+"""The scenario fuzzer (``fuzz_scenarios.py``) with a fixed budget, and the regression corpus:
+every hostile input of issue #16, each with the key its error must name."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import math
+from typing import Any
+
+import pytest
+
+import dcnsim
+import fuzz_scenarios as fz
+
+LINK = {"rate": "10Gbps", "delay": "1us"}
+STAR: dict[str, Any] = {
+    "topology": {"kind": "star", "hosts": 4, "link": LINK},
+    "classes": [
+        {
+            "name": "a",
+            "transport": "dctcp",
+            "workload": {"kind": "poisson", "load": 0.5, "sizes": {"fixed": "10KB"}},
+        }
+    ],
+    "run": {"duration": "10ms"},
+}
+
+
+def at(path: str, value: Any, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    sc = copy.deepcopy(base or STAR)
+    toks = fz._tokens(path)
+    node: Any = sc
+    for t in toks[:-1]:
+        node = node.setdefault(t, {}) if isinstance(t, str) else node[t]
+    node[toks[-1]] = value
+    return sc
+
+
+def leaf_spine(leaves: int, hpl: int, spines: int = 1) -> dict[str, Any]:
+    return {
+        "topology": {
+            "kind": "leaf_spine",
+            "leaves": leaves,
+            "spines": spines,
+            "hosts_per_leaf": hpl,
+            "host_link": LINK,
+            "fabric_link": LINK,
+        }
+    }
+
+
+EXPLICIT_EACUTE = {
+    "topology": {
+        "kind": "explicit",
+        "hosts": 2,
+        "switches": 1,
+        "links": [
+            {"a": "h0", "b": "s0", **LINK},
+            {"a": "é1", "b": "s0", **LINK},
+        ],
+    }
+}
+
+#: (case name, scenario, key path the ConfigError must name)
+CORPUS: list[tuple[str, Any, str]] = [
+    # memory is bounded
+    ("leaves 1e9", leaf_spine(10**9, 1, 0), "topology.leaves"),
+    (
+        "fat tree k=56",
+        at("run.memory_limit", "8GB", {"topology": {"kind": "fat_tree", "k": 56, "link": LINK}}),
+        "topology.k",
+    ),
+    (
+        "trace_interval 0s",
+        at("output", {"trace_flows": [0], "trace_interval": "0s"}),
+        "output.trace_interval",
+    ),
+    (
+        "queue_sample_interval 1ps",
+        at("output", {"queue_sample_interval": "1ps"}),
+        "output.queue_sample_interval",
+    ),
+    (
+        "fixed 1.5 B at 50% load",
+        at("classes[0].workload.sizes.fixed", 1.5),
+        "classes[0].workload.load",
+    ),
+    # panics reachable from input
+    ("non-ASCII node name", EXPLICIT_EACUTE, "topology.links[1].a"),
+    ("65535 leaves", at("run.memory_limit", "1000000GB", leaf_spine(65_535, 1)), "topology.leaves"),
+    ("leaves x hosts_per_leaf wraps u32", leaf_spine(65_536, 65_536), "topology.hosts_per_leaf"),
+    # clamps
+    (
+        "period 1e30",
+        at(
+            "classes[0].workload",
+            {"kind": "incast", "fan_in": 2, "period": 1e30, "bytes_per_sender": {"fixed": "1KB"}},
+        ),
+        "classes[0].workload.period",
+    ),
+    (
+        "2^64-byte size",
+        at("classes[0].workload.sizes.fixed", 2.0**64),
+        "classes[0].workload.sizes.fixed",
+    ),
+    ("1e20pkt", at("switch", {"port_limit": "1e20pkt"}), "switch.port_limit"),
+    ("rate 1e30", at("topology.link.rate", 1e30), "topology.link.rate"),
+    (
+        "10Kb is bits",
+        at("classes[0].workload.sizes.fixed", "10Kb"),
+        "classes[0].workload.sizes.fixed",
+    ),
+    # keys the user wrote, plain words
+    ("senders alias", at("classes[0].workload.senders", [0, 9]), "classes[0].workload.senders[1]"),
+    (
+        "uniform[0] alias",
+        at("classes[0].workload.sizes", {"uniform": [0, 5]}),
+        "classes[0].workload.sizes.uniform[0]",
+    ),
+    ("NaN", at("classes[0].workload.load", math.nan), "classes[0].workload.load"),
+    (
+        "rto_min above the default rto_max",
+        at("transports", {"dctcp": {"rto_min": "100s"}}),
+        "transports.dctcp.rto_min",
+    ),
+    ("float for an integer", at("topology.hosts", 1e30), "topology.hosts"),
+    # user mistakes, not internal errors
+    ("TOML date", at("run.duration", datetime.date(2024, 1, 1)), "run.duration"),
+    ("deep nesting", at("name", fz._deep(40)), "name" + "[0].a" * 16),
+    # silent misconfiguration that is an error
+    ("pias thresholds []", at("scheme", {"kind": "pias", "thresholds": []}), "scheme.thresholds"),
+    ("run = []", at("run", []), "run"),
+    ("sizes by position", at("classes[0].workload.sizes", [1000]), "classes[0].workload.sizes"),
+]
+
+
+@pytest.mark.parametrize(("name", "sc", "key"), CORPUS, ids=[c[0] for c in CORPUS])
+def test_regression_corpus(real_core, name: str, sc: Any, key: str) -> None:
+    with pytest.raises(dcnsim.ConfigError) as e:
+        dcnsim.validate(sc)
+    assert e.value.path == key, str(e.value)
+    assert fz.names_input_key(sc, e.value.path, e.value.message)
+
+
+def test_fuzz_fixed_budget(real_core) -> None:
+    """300 mutated scenarios in worker processes under a 3 GB address-space limit: no
+    exception but ConfigError, every error naming a key of the input, no hang, no abort."""
+    res = fz.campaign(300, seed=16, mem_mb=3072, timeout=60, quiet=True)
+    assert res["failures"] == [], res
+    assert sum(res["counts"].values()) == 300
+    assert res["counts"].get("ok", 0) > 0 and res["counts"].get("config", 0) > 0
