@@ -136,10 +136,7 @@ fn explicit_keys_beat_the_profile() {
 fn errors_name_the_key_as_written() {
     let e = err_of(json!({ "profile": "bsd" }));
     assert_eq!(e.path, "transports.mytcp.profile");
-    assert!(
-        e.msg.contains("bsd") && e.msg.contains("ns3"),
-        "{e}"
-    );
+    assert!(e.msg.contains("bsd") && e.msg.contains("ns3"), "{e}");
     let e = err_of(json!({ "hystrat": "off" }));
     assert_eq!(e.path, "transports.mytcp.hystrat");
     assert!(e.msg.contains("unknown field `hystrat`"), "{e}");

@@ -326,17 +326,7 @@ impl Sim {
             Event::DelAck(f) => self.on_delack_event(f),
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
-            Event::Trace => {
-                if self.traces.len() < self.max_trace_rows {
-                    self.on_trace()
-                } else {
-                    self.notes.push(format!(
-                        "output.trace_interval: tracing stopped at {} rows (the memory limit's \
-                         share); trace fewer flows, a longer interval or raise run.memory_limit",
-                        self.traces.len()
-                    ));
-                }
-            }
+            Event::Trace => self.on_trace_capped(),
             Event::Pace(f) => self.on_pace(f),
             Event::Probe(f) => self.on_probe_tick(f),
             Event::NearOptTick => self.on_nearopt_tick(),
@@ -565,6 +555,22 @@ impl Sim {
         }
     }
 
+    /// Traces until the row cap (the memory limit's share), then a note. Kept out of
+    /// `dispatch` so the per-event match stays small enough to inline.
+    #[inline(never)]
+    fn on_trace_capped(&mut self) {
+        if self.traces.len() < self.max_trace_rows {
+            self.on_trace()
+        } else {
+            self.notes.push(format!(
+                "output.trace_interval: tracing stopped at {} rows (the memory limit's \
+                 share); trace fewer flows, a longer interval or raise run.memory_limit",
+                self.traces.len()
+            ));
+        }
+    }
+
+    #[inline(never)]
     fn on_sample(&mut self) {
         let now = self.now();
         if self.samples.len() >= self.max_samples {
