@@ -50,6 +50,16 @@ pub enum NearOptLoss {
     Immediate,
 }
 
+/// How Near-Opt counts a class's own queue (`sim::nearopt::OwnQueue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NearOptOwnQueue {
+    #[default]
+    Excess,
+    Full,
+    Ignore,
+}
+
 /// TCP-family settings (`[transports.<name>]`). MSS comes from `[packet]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -93,6 +103,10 @@ pub struct TransportConfig {
     /// When Near-Opt learns of a loss: `timeout` (the paper's description: at the sender's
     /// retransmission timeout the drop record is consulted) or `immediate` (at the drop).
     pub nearopt_loss: NearOptLoss,
+    /// How the rate counts the class's own queue: `excess` (default; only beyond one period
+    /// of the link, work-conserving), `full` (the paper's printed equation) or `ignore` (its
+    /// prose: only higher-priority load is discounted).
+    pub nearopt_own_queue: NearOptOwnQueue,
     /// Model the connection handshake: a SYN / SYN-ACK exchange (header-only packets) before
     /// the first data, and a FIN after the last ACK. Off by default: flows start sending at
     /// their start time. The FCT is always measured from the flow's start time.
@@ -150,6 +164,7 @@ impl Default for TransportConfig {
             nearopt_period: None,
             nearopt_min_rate: Bw(0),
             nearopt_loss: NearOptLoss::Timeout,
+            nearopt_own_queue: NearOptOwnQueue::Excess,
             cqcn: false,
             cqcn_interval: Dur::us(100),
             cqcn_probe: Bytes(64),
