@@ -222,6 +222,18 @@ class Finding:
     #: per point: label, seeds, simulated seconds, flows counted
     points: list[dict[str, Any]] = field(default_factory=list)
 
+    def judge(self, **parts: str) -> None:
+        """Sets the verdict to the conjunction of named parts of the rule and notes which
+        parts did not hold (so every miss says where it missed)."""
+        self.verdict = all_of(*parts.values())
+        bad = {
+            v: [k.replace("__", " ").replace("_", " ") for k, x in parts.items() if x == v]
+            for v in (NO, INCONCLUSIVE, NA)
+        }
+        msg = "; ".join(f"{v}: {', '.join(ks)}" for v, ks in bad.items() if ks)
+        if msg:
+            self.note = (f"[{msg}] " + self.note).strip()
+
 
 class Ctx:
     """What a figure's plan and evaluate functions see: the pool, the scale, mechanism status,

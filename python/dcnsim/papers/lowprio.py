@@ -327,9 +327,9 @@ def eval_2a(c: Ctx, fd: Finding) -> None:
     fd.stats = {"p80_pq": a, "p80_fs": b}
     fd.ours = f"p80 retransmission rate: PriorityQueue {a}, FairShare {b}"
     # 8% within a factor TOL on the rate itself; "negligible" = at most 1%
-    fd.verdict = all_of(band(a, 0.08 / TOL, 0.08 * TOL), band(b, 0, 0.01))
+    fd.judge(p80_PriorityQueue=band(a, 0.08 / TOL, 0.08 * TOL), p80_FairShare=band(b, 0, 0.01))
     if fd.verdict != HOLDS:
-        fd.note = (
+        fd.note += " " + (
             "FairShare is a 192 KB FIFO that also takes the 4 MB 8:1 incast, which overflows it, "
             "so storage flows lose packets there too; the paper's FairShare point is a testbed "
             "measurement (Linux/Mellanox). Not ablated further."
@@ -364,7 +364,7 @@ def eval_2b(c: Ctx, fd: Finding) -> None:
     d = {s: ratio(p, s) for s in ("mean", "p50", "p99")}
     fd.stats = d
     fd.ours = "TCP / Near-Opt, long flows: " + _rstr(d)
-    fd.verdict = all_of(guard(fd, [d["mean"]]), band(d["p50"], 1.25), band(d["p99"], 1.25))
+    fd.judge(baseline=guard(fd, [d["mean"]]), p50=band(d["p50"], 1.25), p99=band(d["p99"], 1.25))
 
     def plot(ax: Any) -> None:
         for a, lab in ((np.concatenate(p)[:, 0], "TCP"), (np.concatenate(p)[:, 1], "Near-Opt")):
@@ -449,10 +449,10 @@ def _within2(c: Ctx, fd: Finding, xs: Sequence[str], ps: Sequence[list], what: s
     fd.ours = "; ".join(
         f"{x}: {_rstr({k: d[k] for k in ('mean', 'p99')})}" for x, d in zip(xs, per, strict=True)
     )
-    fd.verdict = all_of(
-        guard(fd, [d["mean"] for d in per]),
-        *(band(d["mean"], 1, 2) for d in per),
-        *(band(d["p99"], 0, 2) for d in per),
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per]),
+        **{f"{x}_mean": band(d["mean"], 1, 2) for x, d in zip(xs, per, strict=True)},
+        **{f"{x}_p99": band(d["p99"], 0, 2) for x, d in zip(xs, per, strict=True)},
     )
     fd.plot = _ratio_plot(xs, per, what)
 
@@ -547,18 +547,17 @@ def eval_3c(c: Ctx, fd: Finding) -> None:
         + f"; high-load p99.9 DM/WS {rel_gap}; max p99.9 {worst}; ≥ {n} DM flows per point"
     )
     lo, hi = effect_band(1.44)
-    v = all_of(
-        guard(fd, [d["mean"] for d in per.values()]),
-        band(rel_gap, lo, hi),
-        band(worst, 1.0, 3.0 * 1.5),
-    )
     if n < 5000:
-        v = INCONCLUSIVE if v != NO else v
         fd.note = (
             f"only {n} low-priority (≥ 1 MB) data-mining flows per point: a p99.9 needs "
-            "≥ 5,000 (the full scale runs that many). " + fd.note
-        ).strip()
-    fd.verdict = v
+            "≥ 5,000 (the full scale runs that many)."
+        )
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        DM_over_WS_p999_gap=band(rel_gap, lo, hi),
+        max_DM_p999=band(worst, 1.0, 3.0 * 1.5),
+        flows_per_point=HOLDS if n >= 5000 else INCONCLUSIVE,
+    )
     fd.plot = _ratio_plot(list(per), list(per.values()), "load (data mining)")
 
 
@@ -617,14 +616,14 @@ def eval_4a(c: Ctx, fd: Finding) -> None:
     fd.ours = "; ".join(
         f"{x:.0%}: {_rstr({k: d[k] for k in ('mean', 'p99')})}" for x, d in per.items()
     )
-    fd.verdict = all_of(
-        guard(fd, [d["mean"] for d in per.values()]),
-        band(named["low"]["mean"], 1, 2),
-        band(named["medium"]["mean"], 1, 2),
-        band(named["high"]["p99"], 4, 3 * 4),
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        low_mean=band(named["low"]["mean"], 1, 2),
+        medium_mean=band(named["medium"]["mean"], 1, 2),
+        high_p99=band(named["high"]["p99"], 4, 3 * 4),
     )
     if fd.verdict != HOLDS:
-        fd.note = (
+        fd.note += " " + (
             f'"high" is {HIGH:.0%} of the link (a stated choice, see the preamble); the gap at '
             "each high load is in the row above."
         )
@@ -654,10 +653,10 @@ def eval_4b(c: Ctx, fd: Finding) -> None:
         + f"; medium ÷ worst other (p99) {worst}"
     )
     lo, hi = effect_band(4.9)
-    fd.verdict = all_of(
-        guard(fd, [d["mean"] for d in per.values()]),
-        band(per["medium"]["p99"], lo, hi),
-        band(worst, 1.0),
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        medium_p99=band(per["medium"]["p99"], lo, hi),
+        medium_worst=band(worst, 1.0),
     )
     fd.plot = _ratio_plot(list(BUCKETS), list(per.values()), f"flow size (load {HIGH:.0%})")
 
@@ -680,11 +679,11 @@ def eval_4c(c: Ctx, fd: Finding) -> None:
         + f"; 12/4 MB {rise}, 24/12 MB {fall}"
     )
     lo, hi = effect_band(12)
-    fd.verdict = all_of(
-        guard(fd, [d["mean"] for d in per.values()]),
-        band(per[12e6]["p99"], lo, hi),
-        band(rise, 1.25),
-        band(fall, 0, 1 / 1.25),
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        p99_at_12MB=band(per[12e6]["p99"], lo, hi),
+        rise_4_to_12MB=band(rise, 1.25),
+        fall_12_to_24MB=band(fall, 0, 1 / 1.25),
     )
     fd.plot = _ratio_plot([f"{u / 1e6:g}MB" for u in UPDATES], list(per.values()), "update size")
 
@@ -735,7 +734,7 @@ def eval_5a(c: Ctx, fd: Finding) -> None:
     fd.ours = "; ".join(
         f"{sz / 1e3:g} KB: {_rstr({'mean': v['mean']})}" for sz, v in per.items()
     ) + (f"; 1 MB ÷ 32 KB {grow}")
-    fd.verdict = all_of(guard(fd, [d["mean"] for d in per.values()]), band(grow, 1.25))
+    fd.judge(baseline=guard(fd, [d["mean"] for d in per.values()]), growth=band(grow, 1.25))
     fd.plot = _ratio_plot([f"{sz / 1e3:g}KB" for sz in SIZES5], list(per.values()), "flow size")
 
 
@@ -753,7 +752,7 @@ def eval_5b(c: Ctx, fd: Finding) -> None:
     fd.ours = "; ".join(
         f"{lo:.0%} low: {_rstr({'mean': v['mean']})}" for (h, lo), v in per.items()
     ) + (f"; max/min {sp}")
-    fd.verdict = all_of(guard(fd, [d["mean"] for d in per.values()]), band(sp, 1.0, 1.5))
+    fd.judge(baseline=guard(fd, [d["mean"] for d in per.values()]), spread=band(sp, 1.0, 1.5))
     fd.plot = _ratio_plot(
         [f"{lo:.0%}" for _, lo in SPLITS5], list(per.values()), "low-priority load"
     )
@@ -807,7 +806,13 @@ def eval_7(c: Ctx, fd: Finding) -> None:
     )
     lo, hi = effect_band(5.7)
     # monotone: no step may clearly go down (each shrink-step ratio ≥ 1 within tolerance 0.9)
-    fd.verdict = all_of(band(r, lo, hi), *(band(s, 0.9) for s in steps))
+    fd.judge(
+        p99_24_over_192KB=band(r, lo, hi),
+        **{
+            f"step_{BUFFERS[i] / 1e3:g}_to_{BUFFERS[i + 1] / 1e3:g}KB": band(st, 0.9)
+            for i, st in enumerate(steps)
+        },
+    )
     fd.plot = _fct_plot(
         [f"{b / 1e3:g}KB" for b in BUFFERS], list(per.values()), "low-priority buffer"
     )
@@ -834,7 +839,7 @@ def eval_8(c: Ctx, fd: Finding) -> None:
         + _rstr(arms)
     )
     # "severely affects": each arm of the U at least 1.25× the 1 ms tail
-    fd.verdict = all_of(*(band(v, 1.25) for v in arms.values()))
+    fd.judge(**{f"arm_{k}": band(v, 1.25) for k, v in arms.items()})
     fd.plot = _fct_plot(list(RTOS), list(per.values()), "RTO_min (low-priority transport)")
 
 
@@ -860,7 +865,7 @@ def eval_9(c: Ctx, fd: Finding) -> None:
         + (f"; max/min {spread}")
     )
     # "minimal to no impact": the four means within 15% of each other
-    fd.verdict = band(spread, 1.0, 1.15)
+    fd.judge(spread=band(spread, 1.0, 1.15))
     fd.plot = _fct_plot(list(per), list(per.values()), "low-priority TCP variant")
 
 
@@ -889,11 +894,11 @@ def eval_10(c: Ctx, fd: Finding) -> None:
     fd.ours = "; ".join(f"{m} {s} ÷ TCP {v}" for (m, s), v in r.items())
     lm, hm = effect_band(2.4)
     lp, hp = effect_band(6.67)
-    fd.verdict = all_of(
-        band(r[("tcp_lp", "mean")], 1.0),
-        band(r[("ledbat", "mean")], 1.0),
-        band(worst_mean, lm, hm),
-        band(worst_p99, lp, hp),
+    fd.judge(
+        tcp_lp_slower=band(r[("tcp_lp", "mean")], 1.0),
+        ledbat_slower=band(r[("ledbat", "mean")], 1.0),
+        worst_mean=band(worst_mean, lm, hm),
+        worst_p99=band(worst_p99, lp, hp),
     )
     per = {m: {s: bootstrap(STATS[s], fct[m]) for s in ("mean", "p99")} for m in fct}
     fd.plot = _fct_plot(list(per), list(per.values()), "low-priority transport")
@@ -927,11 +932,15 @@ def eval_11(c: Ctx, fd: Finding) -> None:
     parts = [f"WFQ p99.9 reduction: {_rstr(red)}; high-priority p99.9 WFQ ÷ SPQ {pen}"]
     ls, hs = effect_band(9)
     lm, hm = effect_band(5.4)
-    checks = [band(red["small"], ls, hs), band(red["medium"], lm, hm), band(pen, 1.0, 1.12)]
+    checks = {
+        "WFQ_small": band(red["small"], ls, hs),
+        "WFQ_medium": band(red["medium"], lm, hm),
+        "WFQ_high_priority_cost": band(pen, 1.0, 1.12),
+    }
     per = {"SPQ": spq, "WFQ 99:1": wfq}
     if c.missing("cqcn"):
         parts.append(f"TCP+ not available: {c.missing('cqcn')}")
-        checks.append(INCONCLUSIVE)
+        checks["TCP+"] = INCONCLUSIVE
     else:
         tp = _runs(c, "11", "tcp+")
         r = rel(low_fct(spq, "medium"), low_fct(tp, "medium"), "p99")
@@ -939,12 +948,12 @@ def eval_11(c: Ctx, fd: Finding) -> None:
         fd.stats["tcpplus_medium_p99_reduction"] = r
         parts.append(f"TCP+ medium p99 reduction {r}")
         lt, ht = effect_band(6)
-        checks.append(band(r, lt, ht))
+        checks["TCP+_medium"] = band(r, lt, ht)
         per["TCP+"] = tp
     fd.ours = "; ".join(parts)
-    fd.verdict = all_of(*checks)
+    fd.judge(**checks)
     if fd.verdict != HOLDS:
-        fd.note = (
+        fd.note += " " + (
             "TCP+'s probe threshold (10 KB), interval (100 µs) and probe size (64 B) are not "
             "given by LPF and are not swept; WFQ 99:1 leaves the low queue 1% of the link "
             "during the on period. No ablation isolates the cause of the gap."

@@ -23,7 +23,6 @@ import pandas as pd
 from ..results import Results
 from .framework import (
     HOLDS,
-    INCONCLUSIVE,
     NO,
     Ctx,
     Figure,
@@ -31,7 +30,6 @@ from .framework import (
     Interval,
     Reproduction,
     Scale,
-    all_of,
     band,
     bootstrap,
     effect_band,
@@ -334,7 +332,10 @@ def _eval_order(q: str) -> Any:
         dp = _per_load(fct["dctcp"], fct["pias"], QS[q])
         pr = _per_load(fct["pias"], fct["resqueue"], QS[q])
         fd.ours = "; ".join(f"{x:.0%}: DCTCP/PIAS {dp[x]}, PIAS/RQ {pr[x]}" for x in dp)
-        fd.verdict = all_of(*(band(v, 1.0) for v in [*dp.values(), *pr.values()]))
+        fd.judge(
+            **{f"DCTCP_over_PIAS_at_{x:.0%}": band(v, 1.0) for x, v in dp.items()},
+            **{f"PIAS_over_ResQueue_at_{x:.0%}": band(v, 1.0) for x, v in pr.items()},
+        )
         fd.plot = _fig2_plot(fct, QS[q], q)
 
     return ev
@@ -346,7 +347,7 @@ def _eval_pias_beats(q: str) -> Any:
         g = _mean_gain(fct["dctcp"], fct["pias"], c.scale.loads, QS[q])
         fd.stats = {"dctcp_over_pias": g}
         fd.ours = f"mean over loads of DCTCP ÷ PIAS {q}: {g}"
-        fd.verdict = band(g, 1.1)
+        fd.judge(DCTCP_over_PIAS=band(g, 1.1))
         fd.plot = _fig2_plot(fct, QS[q], q)
 
     return ev
@@ -361,7 +362,7 @@ def _eval_speedup(q: str) -> Any:
         fd.stats = {"pias_over_resqueue": g}
         fd.ours = f"{g} (per load: " + ", ".join(f"{x:.0%} {per[x]}" for x in loads) + ")"
         lo, hi = effect_band(1.6)
-        fd.verdict = band(g, lo, hi)
+        fd.judge(mean_gain=band(g, lo, hi))
         fd.plot = _fig2_plot(fct, QS[q], q)
 
     return ev
@@ -380,7 +381,7 @@ def _eval_high(q: str) -> Any:
         )
         fd.stats = {"min_gain_high": g}
         fd.ours = f"min over loads ≥ 60% of PIAS ÷ ResQueue {q}: {g}"
-        fd.verdict = band(g, 2.0, 3 * 2.0)
+        fd.judge(min_gain=band(g, 2.0, 3 * 2.0))
         fd.plot = _fig2_plot(fct, QS[q], q)
 
     return ev
@@ -415,9 +416,9 @@ def eval_fig3(c: Ctx, fd: Finding) -> None:
         f"received at a front end {g_fe}"
     )
     lo, hi = effect_band(1.08)
-    fd.verdict = band(g, lo, hi)
+    fd.judge(goodput_gain=band(g, lo, hi))
     if fd.verdict != HOLDS:
-        fd.note = (
+        fd.note += " " + (
             'Throughput "relative to competition" read as ResQueue\'s mean 1 MB goodput ÷ '
             "PIAS's at the same load. 1 MB flows are all-to-all, so only those that share a "
             "port with incasts can gain; that subset is reported separately. Not ablated."
@@ -467,9 +468,9 @@ def _drops_plot(d: dict[str, dict[float, int]]) -> Any:
 def eval_fig4_rq(c: Ctx, fd: Finding) -> None:
     d = _drops(c)
     fd.ours = "ResQueue: " + ", ".join(f"{x:.0%} {v}" for x, v in d["resqueue"].items())
-    fd.verdict = exact(all(v <= 1 for v in d["resqueue"].values()))
+    fd.judge(**{f"at_{x:.0%}": exact(v <= 1) for x, v in d["resqueue"].items()})
     if fd.verdict != HOLDS:
-        fd.note = (
+        fd.note += " " + (
             "a short-flow packet was dropped twice: when a whole incast is lost, its "
             "retransmissions time out together and arrive within one RTT; those beyond the "
             "20 KB of queue 0 are dropped again (the paper assumes retransmissions are a small "
@@ -483,9 +484,9 @@ def _eval_fig4_base(scheme: str) -> Any:
         d = _drops(c)[scheme]
         v = list(d.values())
         fd.ours = ", ".join(f"{x:.0%} {n}" for x, n in d.items())
-        fd.verdict = exact(v[-1] > v[0] and 7 / 2 <= max(v) <= 7 * 2)
+        fd.judge(grows=exact(v[-1] > v[0]), magnitude=exact(7 / 2 <= max(v) <= 7 * 2))
         if fd.verdict != HOLDS:
-            fd.note = (
+            fd.note += " " + (
                 f"max drops per short-flow packet under {scheme} reach {max(v)} (paper ≈ 7). "
                 "A maximum grows with the number of packets observed; the runs are shorter "
                 "than the paper's (not stated). Not ablated."
@@ -518,7 +519,10 @@ def eval_motiv(c: Ctx, fd: Finding) -> None:
         f"{m_rep.scaled(1e3)} ms ({sum(map(len, rep))} flows); median short FCT "
         f"{m_all.scaled(1e6)} µs"
     )
-    fd.verdict = all_of(band(m_rep.scaled(1e3), 2.0, 5.0), band(m_all.scaled(1e6), 0, 100))
+    fd.judge(
+        repeat_dropped_median=band(m_rep.scaled(1e3), 2.0, 5.0),
+        median_below_100us=band(m_all.scaled(1e6), 0, 100),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,7 +571,7 @@ def eval_fig5_below(c: Ctx, fd: Finding) -> None:
     f = _pct(99)
     per = {k: bootstrap(lambda u, v: f(u) / f(v), v["resqueue"], v["pias"]) for k, v in dd.items()}
     fd.ours = "p99 ResQueue ÷ PIAS: " + ", ".join(f"d{d}@{x:.0%} {v}" for (d, x), v in per.items())
-    fd.verdict = all_of(*(band(v, 0, 1.0) for v in per.values()))
+    fd.judge(**{f"d{d}_at_{x:.0%}": band(v, 0, 1.0) for (d, x), v in per.items()})
     fd.plot = _deg_plot(c, per)
 
 
@@ -584,7 +588,7 @@ def eval_fig5_avg(c: Ctx, fd: Finding) -> None:
     fd.stats = {"pias_over_resqueue_p99": g}
     fd.ours = f"mean over degrees and loads > 40% of PIAS ÷ ResQueue p99: {g}"
     lo, hi = effect_band(1.6)
-    fd.verdict = band(g, lo, hi)
+    fd.judge(mean_gain=band(g, lo, hi))
     per = {k: bootstrap(lambda u, v: f(u) / f(v), v["resqueue"], v["pias"]) for k, v in dd.items()}
     fd.plot = _deg_plot(c, per)
 
@@ -622,17 +626,17 @@ def _eval_reserve(sem: str) -> Any:
         norm = {kb: bootstrap(lambda u, v: f(u) / f(v), rq[kb], pias) for kb in sizes}
         small = [kb for kb in sizes if 0 < kb < 5] or [min(sizes)]
         big = [kb for kb in sizes if kb > 20]
-        checks = [band(norm[kb], 1 / 1.15, 1.15) for kb in small]
+        checks = {f"{kb:g}KB_equals_PIAS": band(norm[kb], 1 / 1.15, 1.15) for kb in small}
         if 20 in rq:
-            checks.append(band(norm[20], 0, 1 / 1.15))  # the reservation helps at 20 KB
+            checks["20KB_helps"] = band(norm[20], 0, 1 / 1.15)
             for kb in big:
                 rel = bootstrap(lambda u, v: f(u) / f(v), rq[kb], rq[20])
-                checks.append(band(rel, 1 / 1.15, 1.15))  # and no further beyond it
+                checks[f"{kb:g}KB_no_further_gain"] = band(rel, 1 / 1.15, 1.15)
         fd.stats = {f"p999_{kb:g}KB_over_pias": v for kb, v in norm.items()}
         fd.ours = f"p99.9 ÷ PIAS ({sem} semantics, load {x:.0%}): " + ", ".join(
             f"{kb:g} KB {v}" for kb, v in norm.items()
         )
-        fd.verdict = all_of(*checks) if checks else INCONCLUSIVE
+        fd.judge(**checks)
 
         def plot(ax: Any) -> None:
             lines(
