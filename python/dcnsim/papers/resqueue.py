@@ -484,7 +484,8 @@ def eval_fig4_rq(c: Ctx, fd: Finding) -> None:
 
 def _eval_fig4_base(scheme: str) -> Any:
     def ev(c: Ctx, fd: Finding) -> None:
-        d = _drops(c)[scheme]
+        every = _drops(c)
+        d = every[scheme]
         v = list(d.values())
         fd.ours = ", ".join(f"{x:.0%} {n}" for x, n in d.items())
         fd.judge(grows=exact(v[-1] > v[0]), magnitude=exact(7 / 2 <= max(v) <= 7 * 2))
@@ -494,7 +495,7 @@ def _eval_fig4_base(scheme: str) -> Any:
                 "A maximum grows with the number of packets observed; the runs are shorter "
                 "than the paper's (not stated). Not ablated."
             )
-        fd.plot = _drops_plot(_drops(c))
+        fd.plot = _drops_plot(every)
 
     return ev
 
