@@ -330,9 +330,11 @@ def eval_2a(c: Ctx, fd: Finding) -> None:
     fd.judge(p80_PriorityQueue=band(a, 0.08 / TOL, 0.08 * TOL), p80_FairShare=band(b, 0, 0.01))
     if fd.verdict != HOLDS:
         fd.note += " " + (
-            "FairShare is a 192 KB FIFO that also takes the 4 MB 8:1 incast, which overflows it, "
-            "so storage flows lose packets there too; the paper's FairShare point is a testbed "
-            "measurement (Linux/Mellanox). Not ablated further."
+            "Ablation (reduced scale, seeds 1-2): FairShare with a 4 MB FIFO instead of "
+            "192 KB drops nothing, yet its p80 only falls from 6-7% to 3.1-3.5%, and every "
+            "remaining retransmission is spurious: the 4 MB incast queues 3.2 ms ahead of the "
+            "storage packets, more than RTO_min (1 ms). Both the overflow and that queueing "
+            "delay keep FairShare's rate above 'negligible' in our model."
         )
 
     def plot(ax: Any) -> None:
