@@ -132,7 +132,12 @@ def test_every_figure_is_registered_once() -> None:
 
 @pytest.mark.slow
 def test_reduced_reproduction(tmp_path: Path) -> None:
-    """The reduced scale end to end (a few minutes); asserts the verdicts it decides."""
+    """The reduced scale end to end (≈ 3.5 min on two cores). Asserts the verdicts it decides
+    (the others are inconclusive or miss, see report.md): SJF web search within 2× of
+    Near-Opt, and the hybrid-services gap growing with flow size; no Near-Opt baseline is
+    slower than TCP anywhere."""
     fs = {f.figure: f for f in lowprio.reproduce(tmp_path, jobs=2, progress=False)}
     assert (tmp_path / "report.md").is_file()
-    assert fs["LPF-Fig4a"].verdict != "no" or "slower than TCP" not in fs["LPF-Fig4a"].note
+    for fid in ("LPF-Fig3b", "LPF-Fig5a"):
+        assert fs[fid].verdict == "holds", (fid, fs[fid].ours, fs[fid].note)
+    assert not any("baseline slower than TCP" in f.note for f in fs.values())
