@@ -81,11 +81,11 @@ FULL = Scale(
     seeds=(1, 2, 3),
     params={
         "coloc_seeds": (1, 2, 3, 4, 5),
-        "coloc_s": 2.0,
+        "coloc_s": 1.5,
         "fig2_s": 6.0,
         "das_s": 0.4,
         "sjf_s": 1.5,
-        "sjf_dm_flows": 5000,  # 3c: low-priority flows per point, all seeds together
+        "sjf_dm_flows": 5000,  # 3c: low-priority flows at high load, all seeds together
         "hybrid_s": 1.0,
     },
 )
@@ -472,8 +472,9 @@ def eval_3a(c: Ctx, fd: Finding) -> None:
 
 def _sjf_ov(c: Ctx, cdf: str, load: float) -> dict[str, Any]:
     dur = c.scale.sjf_s
-    if cdf == "datamining_vl2" and c.scale.sjf_dm_flows:
-        # enough ≥ 1 MB (low-priority) flows for a p99.9: sjf_dm_flows over all seeds
+    if cdf == "datamining_vl2" and c.scale.sjf_dm_flows and load == SJF_LOADS[-1][1]:
+        # enough ≥ 1 MB (low-priority) flows for the high-load p99.9 that 3c compares:
+        # sjf_dm_flows over all seeds (low and medium are judged at p99)
         want = c.scale.sjf_dm_flows / len(c.seeds) / 0.9  # 90% of a run is in the window
         dur = max(dur, want / (DM_LOW_FLOWS_PER_S * load))
     return {
@@ -536,29 +537,30 @@ def eval_3c(c: Ctx, fd: Finding) -> None:
         return ra / rb
 
     rel_gap = bootstrap(gap, dm["high"], ws["high"])
+    f99 = STATS["p99"]
     worst = bootstrap(
-        lambda a, b, h: max(f999(x[:, 0]) / f999(x[:, 1]) for x in (a, b, h)),
+        lambda a, b, h: max(f99(x[:, 0]) / f99(x[:, 1]) for x in (a, b, h)),
         dm["low"],
         dm["medium"],
         dm["high"],
     )
-    fd.stats = {"dm_over_ws_p999_high": rel_gap, "dm_max_p999": worst}
-    n = min(n_of(p) for p in dm.values())
+    fd.stats = {"dm_over_ws_p999_high": rel_gap, "dm_max_p99": worst}
+    n = n_of(dm["high"])
     fd.ours = (
         "; ".join(f"{k}: {_rstr(v)}" for k, v in per.items())
-        + f"; high-load p99.9 DM/WS {rel_gap}; max p99.9 {worst}; ≥ {n} DM flows per point"
+        + f"; high-load p99.9 DM/WS {rel_gap}; max p99 {worst}; {n} DM flows at high load"
     )
     lo, hi = effect_band(1.44)
     if n < 5000:
         fd.note = (
-            f"only {n} low-priority (≥ 1 MB) data-mining flows per point: a p99.9 needs "
+            f"only {n} low-priority (≥ 1 MB) data-mining flows at high load: a p99.9 needs "
             "≥ 5,000 (the full scale runs that many)."
         )
     fd.judge(
         baseline=guard(fd, [d["mean"] for d in per.values()]),
         DM_over_WS_p999_gap=band(rel_gap, lo, hi),
-        max_DM_p999=band(worst, 1.0, 3.0 * 1.5),
-        flows_per_point=HOLDS if n >= 5000 else INCONCLUSIVE,
+        max_DM_p99=band(worst, 1.0, 3.0 * 1.5),
+        flows_at_high_load=HOLDS if n >= 5000 else INCONCLUSIVE,
     )
     fd.plot = _ratio_plot(list(per), list(per.values()), "load (data mining)")
 
@@ -1019,7 +1021,8 @@ FIGURES: list[Figure] = [
         "LPF-Fig3c",
         "SJF data mining: up to 3×; at high load the p99.9 gap is 44% larger than web search's",
         f"DM/WS p99.9 gap at high load in [{effect_band(1.44)[0]:.2f}, "
-        f"{effect_band(1.44)[1]:.2f}]; max DM p99.9 in [1, 4.5]; ≥ 5,000 DM flows per point",
+        f"{effect_band(1.44)[1]:.2f}] (≥ 5,000 DM flows at high load); max DM p99 over loads "
+        "in [1, 4.5]",
         [_plan_3c, _plan2_3c],
         eval_3c,
         ("nearopt",),
