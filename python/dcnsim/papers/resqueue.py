@@ -163,9 +163,10 @@ REDUCED = Scale(
         "loads": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
         "degrees": (32, 40, 48),
         "deg_loads": (0.4, 0.5, 0.6, 0.7, 0.8),
-        "reserve_kb": (0, 2.5, 5, 10, 15, 20, 25, 30),
+        "reserve_kb": (2.5, 5, 10, 15, 20, 25, 30),
+        "reserve_kb_extra": (0, 5, 20, 30),
         "reserve_load": 0.6,
-        "buffer_loads": (0.6, 0.8),
+        "buffer_loads": (0.8,),
     },
 )
 FULL = Scale(
@@ -201,7 +202,8 @@ QUICK = Scale(
         "loads": (0.2, 0.5, 0.8),
         "degrees": (32, 48),
         "deg_loads": (0.6,),
-        "reserve_kb": (0, 2.5, 20),
+        "reserve_kb": (2.5, 20),
+        "reserve_kb_extra": (0, 20),
         "buffer_loads": (0.8,),
     },
 )
