@@ -221,6 +221,7 @@ class Finding:
     plot: Callable[[Any], None] | None = field(default=None, repr=False)
     #: per point: label, seeds, simulated seconds, flows counted
     points: list[dict[str, Any]] = field(default_factory=list)
+    counted: bool = True
 
     def judge(self, **parts: str) -> None:
         """Sets the verdict to the conjunction of named parts of the rule and notes which
@@ -286,6 +287,8 @@ class Figure:
     plan: Sequence[Callable[[Ctx], None]]
     evaluate: Callable[[Ctx, Finding], None]
     needs: tuple[str, ...] = ()
+    #: False for reported variants that are not one of the paper's findings
+    counted: bool = True
 
 
 @dataclass
@@ -344,7 +347,7 @@ class Reproduction:
             pool.run()
         out = []
         for f in figs:
-            fd = Finding(f.id, f.claim, f.rule)
+            fd = Finding(f.id, f.claim, f.rule, counted=f.counted)
             if why := ctx.missing(*f.needs):
                 fd.ours = f"not available: {why}"
             else:
@@ -429,13 +432,19 @@ def write_report(
         fig.tight_layout()
         plots.save(fig, figdir / f"{f.figure}.png")
         plt.close(fig)
-    counts = {v: sum(f.verdict == v for f in findings) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
+    counted = [f for f in findings if f.counted]
+    counts = {v: sum(f.verdict == v for f in counted) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
     lines = [
         f"# {repro.title}",
         "",
         f"Scale: {scale.name}, seeds {list(scale.seeds)}. "
-        f"{counts[HOLDS]} of {len(findings)} findings hold, {counts[NO]} do not, "
-        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available.",
+        f"{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
+        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available"
+        + (
+            f" ({len(findings) - len(counted)} reported variants not counted)."
+            if len(counted) < len(findings)
+            else "."
+        ),
         "",
         "Verdicts: `holds` when the whole 95% cluster-bootstrap interval (seeds, then flows "
         "within a seed, resampled) of the statistic lies in the band the rule states, `no` "
