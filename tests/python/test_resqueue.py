@@ -79,6 +79,11 @@ def test_report_written(ci: dict) -> None:
 
 @pytest.mark.slow
 def test_reduced_reproduction(tmp_path: Path) -> None:
+    """The reduced scale end to end (≈ 5 min on two cores). Asserts the verdicts it decides
+    the same way every time: without ResQueue the worst short-flow packet is dropped more
+    often as load grows (up to 4-5 times). The others miss or are inconclusive: report.md."""
     fs = resqueue.by_id(resqueue.reproduce(tmp_path, jobs=2, progress=False))
-    assert fs["Fig4-dctcp-max-drops"].verdict == "holds", fs["Fig4-dctcp-max-drops"].ours
+    for k in ("Fig4-dctcp-max-drops", "Fig4-pias-max-drops"):
+        assert fs[k].verdict == "holds", fs[k].ours
+    assert fs["Fig4-resqueue-max-drops"].verdict == "no", fs["Fig4-resqueue-max-drops"].ours
     assert (tmp_path / "report.md").is_file()
