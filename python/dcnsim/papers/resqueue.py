@@ -274,7 +274,16 @@ def max_short_drops(runs: Sequence[Results]) -> int:
 
 
 def _pct(q: float) -> Any:
-    return lambda v: float(np.percentile(v, q)) if len(v) else math.nan
+    """The q-th percentile; unfinished flows are +inf, and a percentile that falls among them
+    is +inf (numpy's interpolation between two infinities would give nan)."""
+
+    def f(v: np.ndarray) -> float:
+        if not len(v):
+            return math.nan
+        x = float(np.percentile(v, q))
+        return math.inf if math.isnan(x) else x
+
+    return f
 
 
 QS = {"p99": 99.0, "p99.9": 99.9}
