@@ -48,3 +48,12 @@ def test_bootstrap_interval_covers_and_widens_with_seed_spread() -> None:
     pairs = [np.column_stack([2 * a, a]) for a in same]
     r = fw.bootstrap(lambda p: p[:, 0].mean() / p[:, 1].mean(), pairs)
     assert math.isclose(r.lo, 2) and math.isclose(r.hi, 2)
+
+
+def test_bootstrap_keeps_infinite_tails() -> None:
+    # unfinished flows are +inf: an interval reaching into them is [finite or inf, inf], not nan
+    rng = np.random.default_rng(2)
+    seeds = [np.concatenate([rng.exponential(1.0, 990), np.full(10, np.inf)]) for _ in range(2)]
+    iv = fw.bootstrap(lambda v: np.percentile(v, 99.5, method="higher"), seeds)
+    assert not math.isnan(iv.hi) and iv.hi == math.inf
+    assert fw.band(iv, 0, 5) in (NO, INCONCLUSIVE)

@@ -109,7 +109,10 @@ def bootstrap(
     if not reps.size:
         return Interval(est, math.nan, math.nan)
     a = (1 - level) / 2
-    lo, hi = np.quantile(reps, [a, 1 - a])
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.quantile(reps, [a, 1 - a])
+    if np.isnan(lo) or np.isnan(hi):  # interpolated between infinities: take the order statistic
+        lo, hi = np.quantile(reps, [a, 1 - a], method="inverted_cdf")
     # the pooled estimate is always inside its own interval
     return Interval(est, float(min(lo, est)), float(max(hi, est)))
 
