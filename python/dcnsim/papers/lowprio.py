@@ -612,9 +612,8 @@ def plan_4a(c: Ctx) -> None:
 
 def eval_4a(c: Ctx, fd: Finding) -> None:
     loads = sorted({x for _, x in COLOC_LOADS} | set(HIGH_SWEEP))
-    per = {
-        x: {s: ratio(_coloc_pairs(c, x, 4e6), s) for s in ("mean", "p99", "p99.9")} for x in loads
-    }
+    ps = {x: _coloc_pairs(c, x, 4e6) for x in loads}
+    per = {x: {s: ratio(ps[x], s) for s in ("mean", "p99", "p99.9")} for x in loads}
     named = {n: per[x] for n, x in COLOC_LOADS}
     fd.stats = {f"{n}_{s}": d[s] for n, d in named.items() for s in ("mean", "p99")}
     fd.ours = "; ".join(
