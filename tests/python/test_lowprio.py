@@ -1,23 +1,14 @@
-"""LPF (low-priority TCP) reproduction: CI-sized subset (``lowprio.TINY``, one seed).
+"""LPF (low-priority TCP) reproduction: presets and what the CI-sized scale can decide.
 
-Asserted here — the paper's qualitative findings this reduced reproduction shows:
+The verdict of every figure (holds / no / inconclusive, with intervals) is in
+``dcnsim reproduce lowprio`` → report.md. Asserted here:
 
-* LPF-Fig2a: the retransmission-rate CDF of long low-priority flows is far worse under strict
-  priority than in one shared queue: median ≥ 2×, p80 higher.
-* LPF-Fig8: RTO_min is U-shaped around 1 ms at p99 (500 µs, 5 ms and 10 ms slower).
-* LPF-Fig10: TCP-LP and LEDBAT (target 3.2 ms) are slower than TCP for low-priority flows
-  (skipped until both validate).
-
-Not asserted (see ``dcnsim reproduce lowprio`` → report.md for the numbers and notes):
-
-* LPF-Fig2a at p80 (≈ 1.3× here, not "8% vs negligible").
-* LPF-Fig7 (buffer size): p99 grows as the buffer shrinks, but 24 KB vs 192 KB is ≈ 1.2–1.8×,
-  not 5.7×.
-* LPF-Fig9 (Cubic/NewReno × SACK): our spread is larger than "minimal".
-* LPF-Fig11 (WFQ 99:1): no p99.9 gain for small/medium flows in our model; TCP+ needs cqcn.
-* LPF-Fig2b, 3a–c, 4a–c, 5a–b: need the Near-Opt baseline (reported "not yet available"
-  until ``kind = "nearopt"`` validates; where it runs but is slower than TCP the report says
-  the baseline is not near-optimal there instead of claiming the finding).
+* the presets carry LPF §3's defaults, and the figure overrides change what the paper changes
+  and nothing else (Figs 8–10: the low-priority class only; LEDBAT / TCP-LP with the study's
+  IW 2 and RTO_min);
+* LPF-Fig8's mechanism at the tiny scale: spurious RTOs fall as RTO_min grows (none at 5 ms);
+* figures whose mechanism does not validate are reported "not available", never faked;
+* the report carries the verdict table and, per point, seeds, duration and flow counts.
 """
 
 from __future__ import annotations
@@ -32,7 +23,7 @@ from dcnsim.papers import lowprio
 
 pytestmark = pytest.mark.usefixtures("real_core")
 
-UNAVAILABLE = {"nearopt": "test: off", "cqcn": "test: off", "ledbat": None, "tcp_lp": None}
+OFF = {"nearopt": "test: off", "cqcn": "test: off", "ledbat": None, "tcp_lp": None}
 
 
 @pytest.fixture(scope="module")
@@ -58,17 +49,13 @@ def test_presets_validate_with_lpf_defaults(name: str) -> None:
 
 
 def test_hybrid_preset_needs_nearopt() -> None:
-    why = lowprio.mechanism_status()["nearopt"]
-    if why:
-        pytest.skip(f"lpf_hybrid needs the Near-Opt transport, which does not validate yet: {why}")
     sc = dcnsim.validate("lpf_hybrid")
     assert sc["transports"]["nearopt"]["kind"] == "nearopt"
 
 
-def test_das_preset_pairs_primary_and_duplicate(out_dir: Path) -> None:
+def test_das_preset_pairs_primary_and_duplicate() -> None:
     res = dcnsim.run("lpf_das", set=lowprio._window(0.01), progress=False)
-    f = res.flows
-    per_req = f.groupby("tag")["priority"].agg(lambda p: tuple(sorted(p)))
+    per_req = res.flows.groupby("tag")["priority"].agg(lambda p: tuple(sorted(p)))
     assert len(per_req) > 50
     assert (per_req == (0, 1)).all()
 
@@ -80,58 +67,77 @@ def test_sjf_preset_splits_at_1mb() -> None:
     assert (f["priority"] == 1).any() and (f["priority"] == 0).any()
 
 
-def test_fig2a_priority_queue_inflates_retransmissions(out_dir: Path) -> None:
-    # The body of the CDF (median) must be far worse under strict priority; the report also
-    # judges the p80, which our FairShare run (a 192 KB FIFO hit by the 4 MB incast) does not
-    # keep negligible, so the full p80 finding is listed as not reproduced.
-    (o,) = lowprio.run_figures(out_dir, lowprio.TINY, ["2a"], jobs=2, status=UNAVAILABLE)
-    v = o.values
-    assert v["p50_pq"] >= 2 * v["p50_fs"], o.ours
-    assert v["p80_pq"] > v["p80_fs"], o.ours
+def _prep(ov: dict) -> dict:
+    return config.prepare("lpf_colocation", overrides=ov).normalized
 
 
-def test_fig8_rto_min_u_shape(out_dir: Path) -> None:
-    """The right arm of LPF-Fig8's U holds robustly: a large RTO_min (5, 10 ms) makes tail
-    losses slow, so the low-priority p99 grows past that at 1 ms. The left arm (500 µs worse
-    than 1 ms because of spurious timeouts) is not robust at this scale: 500 µs does take
-    more spurious RTOs, but its p99 came out above 1 ms's with one event tie-breaking order
-    and below it with another, so it is reported (in ``o.note``), not asserted."""
-    (o,) = lowprio.run_figures(out_dir, lowprio.TINY, ["8"], jobs=2, status=UNAVAILABLE)
-    p99 = {
-        part.split(":")[0].strip(): float(part.split("p99")[1].split("ms")[0])
-        for part in o.ours.split(";")
+@pytest.mark.parametrize(
+    "ov",
+    [
+        lowprio.low_transport(rto_min="10ms", rto_init="10ms"),
+        lowprio.low_transport(cc="newreno", sack=False),
+        lowprio.MECHANISMS["ledbat"],
+        lowprio.MECHANISMS["tcp_lp"],
+    ],
+)
+def test_low_class_variants_leave_the_incast_alone(ov: dict) -> None:
+    base, sc = _prep({}), _prep(ov)
+    # the high-priority incast keeps the study's TCP
+    assert sc["classes"][0]["transport"] == "tcp"
+    assert sc["transports"]["tcp"] == base["transports"]["tcp"]
+    low = sc["transports"][sc["classes"][1]["transport"]]
+    # and the low class is configured like the study's TCP except for what the figure varies
+    assert (low["init_cwnd"], low["rwnd"]) == (2, "1MB")
+    if low["cc"] in ("ledbat", "tcp_lp"):
+        assert (low["rto_min"], low["sack"]) == ("1ms", True)
+
+
+def test_fig8_spurious_rtos_fall_as_rto_min_grows(out_dir: Path) -> None:
+    (f,) = lowprio.run_figures(out_dir, lowprio.TINY, ["8"], jobs=2, status=OFF)
+    sp = {
+        p.split(":")[0].strip(): int(p.split("ms, ")[-1].split()[0]) for p in f.ours.split(";")[:4]
     }
-    assert p99["5ms"] > p99["1ms"] and p99["10ms"] > p99["1ms"], o.ours
-    spurious = {
-        part.split(":")[0].strip(): int(part.split("ms, ")[-1].split()[0])
-        for part in o.ours.split(";")
-    }
-    assert spurious["500us"] > spurious["1ms"] > spurious["5ms"] == 0, o.ours
-
-
-def test_fig10_wan_scavengers_are_slower_than_tcp(out_dir: Path) -> None:
-    st = lowprio.mechanism_status()
-    if st["ledbat"] or st["tcp_lp"]:
-        pytest.skip(f"LEDBAT/TCP-LP not available: {st['ledbat'] or st['tcp_lp']}")
-    (o,) = lowprio.run_figures(out_dir, lowprio.TINY, ["10"], jobs=2, status=st)
-    assert o.holds, o.ours
+    assert sp["500us"] > sp["1ms"] > sp["5ms"] == sp["10ms"] == 0, f.ours
+    assert f.verdict in ("holds", "no", "inconclusive")
+    # every point names its seeds, duration and flow count
+    assert len(f.points) == 4
+    assert all(p["seeds"] == list(lowprio.TINY.coloc_seeds) and p["flows"] > 100 for p in f.points)
 
 
 def test_missing_mechanisms_are_reported_not_faked(out_dir: Path) -> None:
-    outs = lowprio.run_figures(
-        out_dir, lowprio.TINY, ["2b", "4a", "5a"], jobs=2, status=UNAVAILABLE
-    )
-    for o in outs:
-        assert o.ours.startswith("not yet available: nearopt: test: off"), o
-        assert o.holds is None and o.verdict == "n/a"
-    path = lowprio.write_report(out_dir, outs, "test")
+    fs = lowprio.run_figures(out_dir, lowprio.TINY, ["2b", "4a", "5a"], jobs=2, status=OFF)
+    for f in fs:
+        assert f.ours.startswith("not available: nearopt: test: off"), f
+        assert f.verdict == "n/a" and f.plot is None
+    path = lowprio.REPRO.write_report(out_dir, fs, lowprio.TINY, None)
     text = path.read_text()
-    assert "| LPF-Fig4a |" in text and "not yet available" in text
+    assert "| LPF-Fig4a |" in text and "not available" in text
 
 
-def test_mechanism_probe_names_the_key() -> None:
-    # a mechanism that cannot validate is reported with the offending key
-    why = lowprio._probe({"transports.x": {"kind": "no-such-kind"}, "classes[1].transport": "x"})
-    assert why and "transports.x" in why
-    assert lowprio._probe({}) is None
-    assert config.get_path(dcnsim.validate("lpf_colocation"), "classes[0].workload.period")
+def test_report_has_points_and_plots(out_dir: Path) -> None:
+    fs = lowprio.run_figures(out_dir, lowprio.TINY, ["8", "9"], jobs=2, status=OFF)
+    lowprio.REPRO.write_report(out_dir, fs, lowprio.TINY, 1.0)
+    text = (out_dir / "report.md").read_text()
+    assert "### LPF-Fig9" in text and "| cubic+SACK | [1, 2] | 400ms |" in text
+    assert (out_dir / "figures" / "LPF-Fig8.png").is_file()
+    assert "p99_500us_over_1ms_lo" in (out_dir / "report.csv").read_text()
+
+
+def test_every_figure_is_registered_once() -> None:
+    ids = [f.id for f in lowprio.FIGURES]
+    assert len(ids) == len(set(ids)) == 15
+    with pytest.raises(KeyError):
+        lowprio.REPRO.run(Path("/nonexistent"), lowprio.TINY, ["LPF-Fig99"])
+
+
+@pytest.mark.slow
+def test_reduced_reproduction(tmp_path: Path) -> None:
+    """The reduced scale end to end (≈ 3.5 min on two cores). Asserts the verdicts it decides
+    (the others are inconclusive or miss, see report.md): SJF web search within 2× of
+    Near-Opt, and the hybrid-services gap growing with flow size; no Near-Opt baseline is
+    slower than TCP anywhere."""
+    fs = {f.figure: f for f in lowprio.reproduce(tmp_path, jobs=2, progress=False)}
+    assert (tmp_path / "report.md").is_file()
+    for fid in ("LPF-Fig3b", "LPF-Fig5a"):
+        assert fs[fid].verdict == "holds", (fid, fs[fid].ours, fs[fid].note)
+    assert not any("baseline slower than TCP" in f.note for f in fs.values())

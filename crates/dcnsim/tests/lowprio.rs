@@ -52,16 +52,17 @@ fn nearopt_splits_a_link_equally() {
             fct.iter().cloned().fold(0.0, f64::max),
         );
         assert!(mx / mn < 1.02, "n = {n}: FCTs {fct:?}");
-        // Together they use most of the link. The oracle's −Q/T term drains any queue within
-        // one period (T = 25 µs here): each packet found queued at a tick costs 0.49 Gb/s of
-        // rate for a round, so transient queues from near-simultaneous arrivals cost ~5–11%
-        // of the link (measured: 8% at n = 4, 11% at n = 7).
+        // Together they use the link (the bar: paced flows alone on a link use
+        // ≥ 98% of it). The own-class queue counts only beyond one period of the link
+        // (`nearopt_own_queue = "excess"`), so the transient queue of near-simultaneous
+        // arrivals no longer throttles them.
         let payload = 10e9 * 1460.0 / 1538.0;
         let total: f64 = (0..n as usize)
             .map(|i| eff_rate(f.size[i], f.fct_s[i], f.ideal_fct_s[i]))
             .sum();
+        eprintln!("n = {n}: {:.4} of the link", total / payload);
         assert!(
-            total > 0.85 * payload && total < 1.001 * payload,
+            total > 0.98 * payload && total < 1.005 * payload,
             "n = {n}: aggregate {total:.3e} vs {payload:.3e}"
         );
         assert_eq!(f.retx_pkts.iter().sum::<u64>(), 0);
@@ -78,12 +79,17 @@ fn nearopt_oracle_gives_every_flow_on_a_link_the_same_rate() {
     b.sim.run(500 * dcnsim_engine::US, u64::MAX);
     let rates: Vec<f64> = (0..n).map(|f| b.sim.nearopt_rate(f).unwrap()).collect();
     assert!(rates.iter().all(|&r| r == rates[0]), "{rates:?}");
-    // (R − Q/T)/N with R = 10 Gb/s in wire bytes/s: at most R/N, exactly R/N with no queue.
+    // (R − max(0, Q − R·T)/T)/N with R = 10 Gb/s in wire bytes/s: R/N while the queue is
+    // under one period of the link.
     let port = b.sim.route_of(0, n, 0)[1];
     let q = b.sim.ports[port as usize].q[1].bytes as f64;
-    let want = (10e9 / 8.0 - q / 25e-6) / n as f64;
+    let want = (10e9 / 8.0 - (q - 10e9 / 8.0 * 25e-6).max(0.0) / 25e-6) / n as f64;
     assert!(rates[0] <= 10e9 / 8.0 / n as f64 + 1e-6);
-    let _ = want;
+    assert!(
+        (rates[0] - want).abs() <= 0.02 * want,
+        "{} vs {want}",
+        rates[0]
+    );
 }
 
 #[test]
@@ -113,10 +119,14 @@ fn nearopt_low_priority_rate_falls_as_high_priority_load_rises() {
         let rate = eff_rate(f.size[0], f.fct_s[0], f.ideal_fct_s[0]);
         let avail = (10e9 - hi as f64 * 1e9) * 1460.0 / 1538.0;
         assert!(rate < prev, "rate must fall as high-priority load rises");
-        // Below the available rate by the same −Q/T effect; relatively more when little is
-        // left (measured: 94% of it at 3 Gb/s of high-priority load, 82% at 9 Gb/s).
+        eprintln!("hi = {hi} Gb/s: {:.4} of the available rate", rate / avail);
+        // Close to what the high class leaves. Not all of it: both readings of LPF §3 count
+        // the high class's queue Q_0/T as load on top of what it sent (B_0/T), and a CBR
+        // source under strict priority usually has a packet queued at a tick, which costs
+        // the low class up to one packet per period (0.49 Gb/s at T = 25 µs). Measured: 99.4%, 97.1%
+        // and 85.5% of the available rate at 3, 6 and 9 Gb/s of high-priority load.
         assert!(
-            rate <= 1.001 * avail && rate > 0.75 * avail,
+            rate <= 1.001 * avail && rate > 0.8 * avail,
             "hi = {hi} Gb/s: low-priority rate {rate:.3e} vs available {avail:.3e}"
         );
         prev = rate;

@@ -1,16 +1,19 @@
 """Registry of paper reproductions run by ``dcnsim reproduce PAPER``.
 
-Each entry maps a short name to a module inside this package. A reproduction module provides::
+Each entry maps a short name to a module inside this package. A reproduction module holds
+its presets and figure definitions on :mod:`dcnsim.papers.framework` and provides::
 
     TITLE: str                      # the paper, for `dcnsim reproduce --list`
+    REPRO: framework.Reproduction   # figure registry, scales, report text
     def reproduce(out_dir: pathlib.Path, *, full: bool, jobs: int | None,
-                  progress: bool) -> None
+                  progress: bool) -> list[framework.Finding]
 
 ``full=False`` is the reduced-scale version that runs in CI; ``full=True`` is paper scale. A
 reproduction writes its runs (via :func:`dcnsim.sweep`), tables and plots under ``out_dir`` and
 must never leave a partial output directory on error.
 
-To add one: create ``papers/<name>.py`` and add ``"<name>": "dcnsim.papers.<name>"`` below.
+To add one: create ``papers/<name>.py`` (see docs/extending.md) and add
+``"<name>": "dcnsim.papers.<name>"`` below.
 """
 
 from __future__ import annotations

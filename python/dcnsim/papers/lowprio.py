@@ -1,47 +1,48 @@
 """Reproduction of Bashir, Faisal, Dogar — "Characterizing TCP's Performance for Low-Priority
 Flows Inside a Cloud" (LPF; paper 000, spec experiments LPF-Fig2a … LPF-Fig11).
 
-Every figure is run from the shipped presets (``lpf_colocation``, ``lpf_das``, ``lpf_sjf``,
-``lpf_hybrid``: LPF §3 defaults) with overrides, at a reduced scale by default (two seeds, short
-runs; minutes on two cores) or at paper scale with ``full=True`` (three seeds, ≥ 5,000
-low-priority flows per point as the spec suggests). Output under ``out_dir``:
-
-* ``runs/<hash>/`` — one cached run per distinct scenario (shared between figures, so a rerun
-  only simulates what is missing);
-* ``figures/LPF-*.png`` — one plot per figure;
-* ``report.md`` / ``report.csv`` — per figure: the paper's quoted value, ours, and whether the
-  paper's qualitative finding holds, with a note where it does not.
-
-Figures that need a mechanism the simulator does not accept yet (Near-Opt, TCP+, LEDBAT,
-TCP-LP) are checked with :func:`dcnsim.validate` at run time and reported as
-"not yet available: <reason>" — never approximated. Nothing here is tuned to hit the paper's
-numbers: every setting is the paper's or a recorded [CHOICE] of the spec.
+Presets and figure definitions only; running, intervals, verdicts and the report are
+:mod:`dcnsim.papers.framework`. Every figure runs the shipped presets (``lpf_colocation``,
+``lpf_das``, ``lpf_sjf``, ``lpf_hybrid``: LPF §3 defaults) with overrides.
 
 The Near-Opt baseline replaces TCP for the **low-priority** flows only (LPF §3 "Baseline"). In
 the co-location and hybrid cases those flows are a class of their own; in DAS and SJF one
-workload feeds both priorities, so the Near-Opt run replays the TCP run's exact flows (same
-sources, destinations, sizes and start times) as two explicit flow lists, high priority over
-TCP and low priority over Near-Opt, and flows are matched by (src, dst, size, start).
+workload feeds both priorities, so the Near-Opt run replays the TCP run's exact flows as two
+explicit flow lists (high priority over TCP, low priority over Near-Opt). TCP and Near-Opt
+flows are matched on (src, dst, size, start) and compared pair by pair.
+
+Choices stated in the report (``PREAMBLE``): the co-location "high" load, the low-class-only
+transport changes of Figs 8–10, the seeds per use case.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import config
-from ..errors import ConfigError
 from ..results import Results
-from ..results import load as load_results
-from ..sweep import SweepRun, execute
+from .framework import (
+    HOLDS,
+    INCONCLUSIVE,
+    NO,
+    TOL,
+    Ctx,
+    Figure,
+    Finding,
+    Interval,
+    Reproduction,
+    Scale,
+    all_of,
+    band,
+    bars,
+    bootstrap,
+    effect_band,
+)
 
 TITLE = (
     "Bashir, Faisal, Dogar — Characterizing TCP's Performance for Low-Priority Flows "
@@ -53,39 +54,81 @@ LPF_EDGES = (0.0, 50_000.0, 1_000_000.0, math.inf)
 BUCKETS = ("small", "medium", "long")
 LINK_BPS = 10e9
 
+#: Co-location loads of the high-priority (ML) class on the parameter-server link. LPF §3.2
+#: names low / medium / high without values. [CHOICE] "high" = 70%: with the storage class's
+#: 10% the link then carries 80% in total, the total load the paper uses for its other
+#: high-load use case (hybrid services, Fig 5: "80% total load"). Fig 4a also reports 50%,
+#: 60% and 80% (the verdict uses 70%, fixed before the runs).
+COLOC_LOADS = (("low", 0.15), ("medium", 0.3), ("high", 0.7))
+HIGH = 0.7
+HIGH_SWEEP = (0.5, 0.6, 0.7, 0.8)
 
-@dataclass(frozen=True)
-class Scale:
-    """Run lengths (simulated seconds) and seeds of one reproduction scale."""
+REDUCED = Scale(
+    "reduced",
+    seeds=(1, 2),
+    params={
+        "coloc_seeds": (1, 2, 3, 4, 5),
+        "coloc_s": 1.0,
+        "fig2_s": 3.0,
+        "das_s": 0.1,
+        "sjf_s": 0.3,
+        "sjf_dm_flows": 0,  # 3c: whatever sjf_s gives (too few for a p99.9)
+        "hybrid_s": 0.3,
+    },
+)
+FULL = Scale(
+    "full (paper)",
+    seeds=(1, 2, 3),
+    params={
+        "coloc_seeds": (1, 2, 3, 4, 5),
+        "coloc_s": 1.5,
+        "fig2_s": 6.0,
+        "das_s": 0.4,
+        "sjf_s": 1.5,
+        "sjf_dm_flows": 5000,  # 3c: low-priority flows at high load, all seeds together
+        "hybrid_s": 1.0,
+    },
+)
+#: For CI tests: the smallest runs that still show shapes.
+TINY = Scale(
+    "tiny",
+    seeds=(1,),
+    params={
+        "coloc_seeds": (1, 2),
+        "coloc_s": 0.4,
+        "fig2_s": 1.5,
+        "das_s": 0.03,
+        "sjf_s": 0.08,
+        "sjf_dm_flows": 0,
+        "hybrid_s": 0.08,
+    },
+)
 
-    seeds: tuple[int, ...]
-    coloc_s: float  # co-location (Figs 4, 7–11)
-    fig2_s: float  # 9-node motivation (Fig 2)
-    das_s: float  # per 128 KB mean; larger means run proportionally longer
-    sjf_s: float
-    hybrid_s: float
-
-
-REDUCED = Scale(seeds=(1, 2), coloc_s=1.0, fig2_s=3.0, das_s=0.1, sjf_s=0.3, hybrid_s=0.3)
-FULL = Scale(seeds=(1, 2, 3), coloc_s=2.0, fig2_s=6.0, das_s=0.4, sjf_s=1.5, hybrid_s=1.0)
-#: For the CI test: the smallest runs that still show the shapes.
-TINY = Scale(seeds=(1,), coloc_s=0.4, fig2_s=1.5, das_s=0.03, sjf_s=0.08, hybrid_s=0.08)
-
+#: Data-mining (VL2) flows of ≥ 1 MB per simulated second per unit of load on 40 hosts
+#: (measured: 13 in a 0.27 s window at 15% load); sizes the 3c runs for ``sjf_dm_flows``.
+DM_LOW_FLOWS_PER_S = 320.0
 
 # ---------------------------------------------------------------------------------------------
-# mechanisms: which optional transports / schemes the core accepts
+# presets
 
 
-def _probe(overrides: dict[str, Any]) -> str | None:
-    """None if the co-location preset with ``overrides`` validates, else the reason."""
-    try:
-        config.prepare("lpf_colocation", overrides=overrides)
-    except ConfigError as e:
-        # the key and the complaint, without the list of every accepted key
-        return str(e).split(", expected one of")[0]
-    except Exception as e:  # the core missing altogether
-        return f"{type(e).__name__}: {e}"
-    return None
+#: The study's TCP (LPF §3: CUBIC, SACK, IW 2, RTO_min 1 ms, 1 MB buffers), for transports
+#: that only the low class uses.
+LPF_TCP = {
+    "cc": "cubic",
+    "sack": True,
+    "init_cwnd": 2,
+    "rto_min": "1ms",
+    "rto_init": "1ms",
+    "rwnd": "1MB",
+}
+
+
+def low_transport(**changes: Any) -> dict[str, Any]:
+    """Overrides giving the low-priority class (classes[1]) its own transport: the study's
+    TCP with ``changes``. The high-priority class keeps the preset's ``tcp`` untouched, so
+    the on-off incast itself does not change (LPF Figs 8–10 vary the low-priority flows)."""
+    return {"transports.low": {**LPF_TCP, **changes}, "classes[1].transport": "low"}
 
 
 MECHANISMS: dict[str, dict[str, Any]] = {
@@ -93,69 +136,14 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "nearopt": {"transports.nearopt": {"kind": "nearopt"}, "classes[1].transport": "nearopt"},
     # spec §5.1.5 / §2.8
     "cqcn": {
-        "transports.tcpplus": {
-            "cc": "cubic",
-            "init_cwnd": 2,
-            "rto_min": "1ms",
-            "cqcn": True,
-            "cqcn_interval": "100us",
-            "cqcn_probe": "64B",
-            "cqcn_priority": 0,
-        },
-        "classes[1].transport": "tcpplus",
+        **low_transport(cqcn=True, cqcn_interval="100us", cqcn_probe="64B", cqcn_priority=0),
         "scheme": {"kind": "cqcn", "threshold": "10KB"},
     },
-    # spec §4.6 / §4.7
-    "ledbat": {
-        "transports.ledbat": {"cc": "ledbat", "ledbat_target": "3.2ms"},
-        "classes[1].transport": "ledbat",
-    },
-    "tcp_lp": {"transports.tcplp": {"cc": "tcp_lp"}, "classes[1].transport": "tcplp"},
+    # spec §4.6 / §4.7: configured like the study's TCP (IW 2, RTO_min 1 ms, §3), only the
+    # congestion control differs
+    "ledbat": low_transport(cc="ledbat", ledbat_target="3.2ms"),
+    "tcp_lp": low_transport(cc="tcp_lp"),
 }
-
-
-def mechanism_status() -> dict[str, str | None]:
-    """``{mechanism: None if usable else why not}``."""
-    return {m: _probe(ov) for m, ov in MECHANISMS.items()}
-
-
-# ---------------------------------------------------------------------------------------------
-# running
-
-
-class Runner:
-    """Collects runs (scenario + overrides + seed), executes the missing ones in parallel
-    through the sweep cache, and loads results by key."""
-
-    def __init__(self, out_dir: Path, jobs: int | None, progress: bool) -> None:
-        self.out_dir = out_dir
-        self.jobs = jobs
-        self.progress = progress
-        self.pending: dict[Any, SweepRun] = {}
-        self.done: dict[Any, SweepRun] = {}
-        self._cache: dict[str, Results] = {}
-
-    def add(self, key: Any, base: Any, overrides: dict[str, Any], seed: int) -> None:
-        if key in self.pending or key in self.done:
-            return
-        prep = config.prepare(base, seed=seed, overrides=overrides)
-        self.pending[key] = SweepRun(len(self.pending), {"key": repr(key)}, seed, prep)
-
-    def run(self) -> None:
-        runs = list({r.hash: r for r in self.pending.values()}.values())
-        if runs:
-            _, failures = execute(runs, self.out_dir, jobs=self.jobs, progress=self.progress)
-            if failures:
-                r, e = failures[0]
-                raise RuntimeError(f"{len(failures)} LPF runs failed; first {r.params}: {e}")
-        self.done.update(self.pending)
-        self.pending.clear()
-
-    def get(self, key: Any) -> Results:
-        h = self.done[key].hash
-        if h not in self._cache:
-            self._cache[h] = load_results(self.out_dir / "runs" / h)
-        return self._cache[h]
 
 
 def _window(dur: float) -> dict[str, Any]:
@@ -173,7 +161,7 @@ def update_period(aggregate_bytes: float, load: float) -> str:
     return f"{aggregate_bytes * 8 / (load * LINK_BPS) * 1e6:.3f}us"
 
 
-def coloc(dur: float, *, load: float = 0.5, update: float = 4e6, **extra: Any) -> dict[str, Any]:
+def coloc(dur: float, *, load: float = HIGH, update: float = 4e6, **extra: Any) -> dict[str, Any]:
     """Overrides of the co-location preset: high-priority load and aggregate update size."""
     ov = {
         **_window(dur),
@@ -193,696 +181,210 @@ def _low(res: Results) -> pd.DataFrame:
     return f[f["in_window"].astype(bool) & (f["priority"] == 1)]
 
 
-def _stats(fct: pd.Series | np.ndarray) -> dict[str, float]:
-    v = np.asarray(fct, dtype=float)
-    v = v[~np.isnan(v)]
-    if not v.size:
-        return {"mean": math.nan, "p50": math.nan, "p99": math.nan, "p99.9": math.nan, "n": 0}
-    return {
-        "mean": float(v.mean()),
-        "p50": float(np.percentile(v, 50)),
-        "p99": float(np.percentile(v, 99)),
-        "p99.9": float(np.percentile(v, 99.9)),
-        "n": int(v.size),
-    }
-
-
 def bucket(sizes: pd.Series) -> pd.Series:
     return pd.cut(sizes.astype(float), bins=list(LPF_EDGES), right=True, labels=list(BUCKETS))
 
 
-def low_fct(res: Results, which: str | None = None) -> dict[str, float]:
-    """FCT statistics of completed low-priority flows (optionally one LPF size class);
-    ``unfinished`` counts the ones that did not complete."""
-    f = _low(res)
-    if which is not None:
-        f = f[bucket(f["size"]) == which]
-    done = f["completed"].astype(bool)
-    out = _stats(f.loc[done, "fct_s"])
-    out["unfinished"] = int((~done).sum())
+STATS: dict[str, Callable[[np.ndarray], float]] = {
+    "mean": lambda v: float(np.mean(v)) if len(v) else math.nan,
+    "p50": lambda v: float(np.percentile(v, 50)) if len(v) else math.nan,
+    "p99": lambda v: float(np.percentile(v, 99)) if len(v) else math.nan,
+    "p99.9": lambda v: float(np.percentile(v, 99.9)) if len(v) else math.nan,
+}
+
+
+def low_fct(runs: Sequence[Results], which: str | None = None) -> list[np.ndarray]:
+    """Per seed: FCTs of completed in-window low-priority flows (optionally one size class)."""
+    out = []
+    for r in runs:
+        f = _low(r)
+        if which is not None:
+            f = f[bucket(f["size"]) == which]
+        out.append(f.loc[f["completed"].astype(bool), "fct_s"].to_numpy(dtype=float))
     return out
 
 
-def normalized(tcp: Results, base: Results, which: str | None = None) -> dict[str, float]:
-    """LPF metric: statistics of TCP's low-priority FCTs ÷ the same statistics under the
-    Near-Opt baseline, over flows completed in both runs (matched on src, dst, size, start)."""
+def pairs(tcp: Sequence[Results], base: Sequence[Results], which: str | None = None) -> list:
+    """Per seed: (TCP FCT, Near-Opt FCT) of the low-priority flows completed in both runs,
+    matched on (src, dst, size, start)."""
     key = ["src", "dst", "size", "start_s"]
-    a = _low(tcp)[[*key, "fct_s", "completed"]]
-    b = _low(base)[[*key, "fct_s", "completed"]]
-    m = a.merge(b, on=key, suffixes=("_t", "_n"))
-    if which is not None:
-        m = m[bucket(m["size"]) == which]
-    both = m["completed_t"].astype(bool) & m["completed_n"].astype(bool)
-    st, sn = _stats(m.loc[both, "fct_s_t"]), _stats(m.loc[both, "fct_s_n"])
-    out = {k: st[k] / sn[k] if sn[k] else math.nan for k in ("mean", "p50", "p99", "p99.9")}
-    out["n"] = int(both.sum())
+    out = []
+    for t, b in zip(tcp, base, strict=True):
+        m = _low(t)[[*key, "fct_s", "completed"]].merge(
+            _low(b)[[*key, "fct_s", "completed"]], on=key, suffixes=("_t", "_n")
+        )
+        if which is not None:
+            m = m[bucket(m["size"]) == which]
+        both = m["completed_t"].astype(bool) & m["completed_n"].astype(bool)
+        out.append(m.loc[both, ["fct_s_t", "fct_s_n"]].to_numpy(dtype=float))
     return out
 
 
-def retx_rate(res: Results, klass: str = "storage") -> np.ndarray:
-    """Per-flow retransmission rate (retransmitted / data packets) of long flows of ``klass``."""
+def ratio(p: list, stat: str) -> Interval:
+    """Normalized FCT (LPF §3): a statistic of TCP's FCTs ÷ the same statistic under
+    Near-Opt, over matched pairs, with its cluster-bootstrap interval."""
+    f = STATS[stat]
+
+    def r(a: np.ndarray) -> float:
+        d = f(a[:, 1])
+        return f(a[:, 0]) / d if d else math.nan
+
+    return bootstrap(r, p)
+
+
+def rel(a: list, b: list, stat: str) -> Interval:
+    """stat(a) ÷ stat(b) for two independent configurations (e.g. two buffer sizes)."""
+    f = STATS[stat]
+    return bootstrap(lambda x, y: f(x) / f(y) if f(y) else math.nan, a, b)
+
+
+def n_of(p: list) -> int:
+    return int(sum(len(x) for x in p))
+
+
+def retx_rate(res: Results) -> np.ndarray:
+    """Per-flow retransmission rate (retransmitted / data packets) of long storage flows."""
     f = res.flows
-    f = f[f["in_window"].astype(bool) & (f["class"] == klass) & (f["size"] > 1e6)]
+    f = f[f["in_window"].astype(bool) & (f["class"] == "storage") & (f["size"] > 1e6)]
     return (f["retx_pkts"] / f["data_pkts"].clip(lower=1)).to_numpy(dtype=float)
 
 
-def _pooled(runner: Runner, keys: Sequence[Any]) -> Results:
-    """Several seeds of one configuration as one Results (flows concatenated)."""
-    rs = [runner.get(k) for k in keys]
-    if len(rs) == 1:
-        return rs[0]
-    r0 = rs[0]
-    return Results(
-        flows=pd.concat([r.flows for r in rs], ignore_index=True),
-        queues=r0.queues,
-        samples=r0.samples,
-        traces=r0.traces,
-        meta=r0.meta,
-        scenario=r0.scenario,
-    )
+def guard(fd: Finding, ivs: Sequence[Interval]) -> str:
+    """Near-Opt is the upper bound of a fair transport: a normalized mean FCT whose interval
+    lies below 1 means the baseline failed (slower than TCP), so nothing can be judged."""
+    bad = [iv for iv in ivs if np.isfinite(iv.hi) and iv.hi < 1]
+    if bad:
+        fd.note = (
+            f"Near-Opt baseline slower than TCP (normalized mean FCT {bad[0]}): the baseline is "
+            "not near-optimal here, so the finding cannot be judged. " + fd.note
+        ).strip()
+        return NO
+    return all_of(*(band(iv, 1.0) for iv in ivs))
+
+
+def _rstr(ivs: dict[str, Interval]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in ivs.items())
+
+
+def _ratio_plot(
+    xs: Sequence[str], per_x: Sequence[dict[str, Interval]], xlabel: str
+) -> Callable[[Any], None]:
+    """The paper's form: normalized FCT (TCP ÷ Near-Opt) per x value, avg / p99 / p99.9."""
+
+    def plot(ax: Any) -> None:
+        series = {s: [d[s] for d in per_x] for s in ("mean", "p99", "p99.9")}
+        bars(ax, xs, series, xlabel=xlabel, ylabel="normalized FCT (TCP / Near-Opt)", ref=1.0)
+
+    return plot
+
+
+def _fct_plot(xs: Sequence[str], per_x: Sequence[dict[str, Interval]], xlabel: str) -> Any:
+    def plot(ax: Any) -> None:
+        series = {s: [d[s].scaled(1e3) for d in per_x] for s in ("mean", "p99")}
+        bars(ax, xs, series, xlabel=xlabel, ylabel="low-priority FCT (ms)")
+
+    return plot
 
 
 # ---------------------------------------------------------------------------------------------
-# figures
+# Fig 2: 9-node motivation
 
 
-@dataclass
-class Outcome:
-    figure: str
-    paper: str
-    ours: str = ""
-    holds: bool | None = None  # None: not evaluated (not available)
-    note: str = ""
-    values: dict[str, float] = field(default_factory=dict)
-    plot: Callable[[Any], None] | None = field(default=None, repr=False)
-
-    @property
-    def verdict(self) -> str:
-        if self.holds is None:
-            return "n/a"
-        return "yes" if self.holds else "no"
-
-
-def _fmt(x: float, digits: int = 2) -> str:
-    return "nan" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _fmt_ratio(d: dict[str, float]) -> str:
-    return f"avg {_fmt(d['mean'])}×, p99 {_fmt(d['p99'])}×, p99.9 {_fmt(d['p99.9'])}×"
-
-
-class Repro:
-    """Plans and evaluates the LPF figures at one scale."""
-
-    def __init__(self, runner: Runner, scale: Scale, status: dict[str, str | None]) -> None:
-        self.r = runner
-        self.s = scale
-        self.status = status
-
-    def missing(self, *mechs: str) -> str | None:
-        why = [f"{m}: {self.status[m]}" for m in mechs if self.status.get(m)]
-        return "; ".join(why) if why else None
-
-    # each figure has plan_X (add runs) and eval_X (→ Outcome); Near-Opt DAS/SJF need a
-    # second planning phase from the TCP runs (plan2_X).
-
-    # --- Fig 2: 9-node motivation --------------------------------------------------------
-    def _fig2_ov(self, fair: bool) -> dict[str, Any]:
-        ov = coloc(self.s.fig2_s)
-        ov.update({"topology.hosts": 9, "classes[1].workload.senders": list(range(1, 9))})
-        if fair:
-            # FairShare: one shared FIFO queue with the whole 192 KB port buffer, both
-            # workloads at the same priority (LPF §2.2 "flows from both the applications
-            # share a single queue").
-            ov.update(
-                {
-                    "switch.queues": 1,
-                    "switch.scheduler": {"kind": "fifo"},
-                    "switch.queue_limit": "192KB",
-                    "host.queues": 1,
-                    "host.scheduler": {"kind": "fifo"},
-                    "classes[1].priority": 0,
-                }
-            )
-        return ov
-
-    def plan_2a(self) -> None:
-        for s in self.s.seeds:
-            self.r.add(("2a", "prio", s), "lpf_colocation", self._fig2_ov(False), s)
-            self.r.add(("2a", "fair", s), "lpf_colocation", self._fig2_ov(True), s)
-
-    def eval_2a(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig2a",
-            "p80 retransmission rate of long low-priority flows ≈ 8% "
-            "(PriorityQueue) vs negligible (FairShare)",
+def _fig2_ov(c: Ctx, fair: bool) -> dict[str, Any]:
+    ov = coloc(c.scale.fig2_s, load=0.5)
+    ov.update({"topology.hosts": 9, "classes[1].workload.senders": list(range(1, 9))})
+    if fair:
+        # FairShare: one shared FIFO queue with the whole 192 KB port buffer, both workloads
+        # at the same priority (LPF §2.2 "flows from both the applications share a single
+        # queue").
+        ov.update(
+            {
+                "switch.queues": 1,
+                "switch.scheduler": {"kind": "fifo"},
+                "switch.queue_limit": "192KB",
+                "host.queues": 1,
+                "host.scheduler": {"kind": "fifo"},
+                "classes[1].priority": 0,
+            }
         )
-        pq = np.concatenate([retx_rate(self.r.get(("2a", "prio", s))) for s in self.s.seeds])
-        fs = np.concatenate([retx_rate(self.r.get(("2a", "fair", s))) for s in self.s.seeds])
-        if not (pq.size and fs.size):
-            o.note = "no long storage flows in the window; run longer"
-            return o
-        p80q, p80f = np.percentile(pq, 80), np.percentile(fs, 80)
-        p50q, p50f = np.percentile(pq, 50), np.percentile(fs, 50)
-        o.ours = (
-            f"p80 {100 * p80q:.1f}% (PriorityQueue) vs {100 * p80f:.1f}% (FairShare); "
-            f"p50 {100 * p50q:.1f}% vs {100 * p50f:.1f}%; {pq.size} / {fs.size} long flows"
-        )
-        o.values = {"p50_pq": p50q, "p50_fs": p50f, "p80_pq": p80q, "p80_fs": p80f}
-        o.holds = bool(p80q > 1.5 * p80f and p50q > 1.5 * p50f and p80q > 0.02)
-        if p80f > 0.01:
-            o.note = (
-                (
-                    "Partly: the body of the CDF is far worse under PriorityQueue "
-                    f"(p50 {p50q / max(p50f, 1e-9):.1f}×), the p80 less so. "
-                )
-                if p50q > 2 * p50f and not o.holds
-                else ""
-            ) + (
-                "FairShare is not negligible here: the shared 192 KB FIFO also takes the 4 MB "
-                "8:1 incast, which overflows it, so storage flows lose packets there too. "
-                "The paper's FairShare point is a testbed measurement (Linux/Mellanox)."
-            )
+    return ov
 
-        def plot(ax: Any) -> None:
-            for v, lab in ((pq, "PriorityQueue"), (fs, "FairShare")):
-                x = np.sort(v) * 100
-                ax.plot(x, np.arange(1, x.size + 1) / x.size, label=lab)
-            ax.set_xlabel("retransmission rate of long low-priority flows (%)")
-            ax.set_ylabel("CDF")
-            ax.legend()
 
-        o.plot = plot
-        return o
+def plan_2a(c: Ctx) -> None:
+    for s in c.seeds:
+        c.add(("2", "prio", s), "lpf_colocation", _fig2_ov(c, False), s)
+        c.add(("2", "fair", s), "lpf_colocation", _fig2_ov(c, True), s)
 
-    def plan_2b(self) -> None:
-        if self.missing("nearopt"):
-            return
-        for s in self.s.seeds:
-            self.r.add(("2a", "prio", s), "lpf_colocation", self._fig2_ov(False), s)
-            ov = {**self._fig2_ov(False), **MECHANISMS["nearopt"]}
-            self.r.add(("2b", "nearopt", s), "lpf_colocation", ov, s)
 
-    def eval_2b(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig2b",
-            "qualitative: Near-Opt FCT CDF of long low-priority flows "
-            'clearly left of TCP\'s ("substantial opportunity")',
-        )
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        tcp = _pooled(self.r, [("2a", "prio", s) for s in self.s.seeds])
-        no = _pooled(self.r, [("2b", "nearopt", s) for s in self.s.seeds])
-        d = normalized(tcp, no, "long")
-        o.ours = f"TCP/Near-Opt for long flows: p50 {_fmt(d['p50'])}×, " + _fmt_ratio(d)
-        o.holds = bool(d["p50"] > 1 and d["p99"] > 1)
-        _baseline_check(o, [d])
-        return o
-
-    # --- Fig 3a: DAS ---------------------------------------------------------------------
-    DAS_MEANS = (128e3, 1e6, 5e6)
-
-    def _das_ov(self, mean: float) -> dict[str, Any]:
-        dur = self.s.das_s * max(1.0, mean / 128e3) ** 0.5
-        return {
-            **_window(dur),
-            "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * mean:.0f}B"]},
-        }
-
-    def plan_3a(self) -> None:
-        for m in self.DAS_MEANS:
-            for s in self.s.seeds:
-                self.r.add(("3a", m, s), "lpf_das", self._das_ov(m), s)
-
-    def plan2_3a(self) -> None:
-        if self.missing("nearopt"):
-            return
-        for m in self.DAS_MEANS:
-            for s in self.s.seeds:
-                tcp = self.r.get(("3a", m, s))
-                self.r.add(("3a-no", m, s), _replay(tcp, "lpf_das"), {}, s)
-
-    def eval_3a(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig3a",
-            "TCP within 2× of Near-Opt for means 128 KB / 1 MB / 5 MB, insensitive to flow size",
-        )
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        parts, ok, rs = [], True, []
-        for m in self.DAS_MEANS:
-            d = normalized(
-                _pooled(self.r, [("3a", m, s) for s in self.s.seeds]),
-                _pooled(self.r, [("3a-no", m, s) for s in self.s.seeds]),
-            )
-            parts.append(f"{m / 1e3:g} KB: {_fmt_ratio(d)}")
-            ok &= bool(d["mean"] <= 2.0 and d["p99"] <= 2.0)
-            rs.append(d)
-        o.ours = "; ".join(parts)
-        o.holds = ok
-        _baseline_check(o, rs)
-        return o
-
-    # --- Fig 3b/3c: SJF ------------------------------------------------------------------
-    SJF_LOADS = (("low", 0.15), ("medium", 0.3), ("high", 0.5))
-
-    def _sjf_ov(self, cdf: str, load: float) -> dict[str, Any]:
-        return {
-            **_window(self.s.sjf_s),
-            "classes[0].workload.sizes": {"cdf": cdf},
-            "classes[0].workload.load": load,
-        }
-
-    def plan_3bc(self, fig: str, cdf: str) -> None:
-        for _, load in self.SJF_LOADS:
-            for s in self.s.seeds:
-                self.r.add((fig, load, s), "lpf_sjf", self._sjf_ov(cdf, load), s)
-
-    def plan2_3bc(self, fig: str) -> None:
-        if self.missing("nearopt"):
-            return
-        for _, load in self.SJF_LOADS:
-            for s in self.s.seeds:
-                self.r.add(
-                    (fig + "-no", load, s), _replay(self.r.get((fig, load, s)), "lpf_sjf"), {}, s
-                )
-
-    def _sjf_ratios(self, fig: str) -> dict[str, dict[str, float]]:
-        return {
-            name: normalized(
-                _pooled(self.r, [(fig, load, s) for s in self.s.seeds]),
-                _pooled(self.r, [(fig + "-no", load, s) for s in self.s.seeds]),
-            )
-            for name, load in self.SJF_LOADS
-        }
-
-    def eval_3b(self) -> Outcome:
-        o = Outcome("LPF-Fig3b", "SJF web search: TCP within 2× of Near-Opt at all loads")
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = self._sjf_ratios("3b")
-        o.ours = "; ".join(f"{k}: {_fmt_ratio(v)}" for k, v in rs.items())
-        o.holds = all(v["mean"] <= 2 and v["p99"] <= 2 for v in rs.values())
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    def eval_3c(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig3c",
-            "SJF data mining: up to 3×, larger than web search; at high load "
-            "p99.9 gap 44% larger than web search",
-        )
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        dm, ws = self._sjf_ratios("3c"), self._sjf_ratios("3b")
-        rel = dm["high"]["p99.9"] / ws["high"]["p99.9"]
-        o.ours = "; ".join(f"{k}: {_fmt_ratio(v)}" for k, v in dm.items()) + (
-            f"; high-load p99.9 DM/WS = {_fmt(rel)}"
-        )
-        o.holds = bool(rel > 1 and max(v["p99.9"] for v in dm.values()) <= 3.5)
-        _baseline_check(o, [*dm.values(), *ws.values()])
-        return o
-
-    # --- Fig 4: co-location ----------------------------------------------------------------
-    LOADS = (("low", 0.15), ("medium", 0.3), ("high", 0.5))
-    UPDATES = (4e6, 8e6, 12e6, 16e6, 24e6)
-
-    def plan_4(self) -> None:
-        no = self.missing("nearopt")
-        for _, load in self.LOADS:
-            for s in self.s.seeds:
-                self.r.add(
-                    ("4", load, 4e6, "tcp", s),
-                    "lpf_colocation",
-                    coloc(self.s.coloc_s, load=load),
-                    s,
-                )
-                if not no:
-                    self.r.add(
-                        ("4", load, 4e6, "no", s),
-                        "lpf_colocation",
-                        coloc(self.s.coloc_s, load=load, **MECHANISMS["nearopt"]),
-                        s,
-                    )
-        for u in self.UPDATES:
-            for s in self.s.seeds:
-                self.r.add(
-                    ("4", 0.5, u, "tcp", s), "lpf_colocation", coloc(self.s.coloc_s, update=u), s
-                )
-                if not no:
-                    self.r.add(
-                        ("4", 0.5, u, "no", s),
-                        "lpf_colocation",
-                        coloc(self.s.coloc_s, update=u, **MECHANISMS["nearopt"]),
-                        s,
-                    )
-
-    def _c4(self, load: float, upd: float, which: str | None = None) -> dict[str, float]:
-        return normalized(
-            _pooled(self.r, [("4", load, upd, "tcp", s) for s in self.s.seeds]),
-            _pooled(self.r, [("4", load, upd, "no", s) for s in self.s.seeds]),
-            which,
+def eval_2a(c: Ctx, fd: Finding) -> None:
+    pq_runs, fs_runs = c.seeds_of("2", "prio"), c.seeds_of("2", "fair")
+    pq = [retx_rate(r) for r in pq_runs]
+    fs = [retx_rate(r) for r in fs_runs]
+    c.point("PriorityQueue", pq_runs, sum(map(len, pq)))
+    c.point("FairShare", fs_runs, sum(map(len, fs)))
+    p80 = lambda v: float(np.percentile(v, 80))  # noqa: E731
+    a, b = bootstrap(p80, pq), bootstrap(p80, fs)
+    fd.stats = {"p80_pq": a, "p80_fs": b}
+    fd.ours = f"p80 retransmission rate: PriorityQueue {a}, FairShare {b}"
+    # 8% within a factor TOL on the rate itself; "negligible" = at most 1%
+    fd.judge(p80_PriorityQueue=band(a, 0.08 / TOL, 0.08 * TOL), p80_FairShare=band(b, 0, 0.01))
+    if fd.verdict != HOLDS:
+        fd.note += " " + (
+            "Ablation (reduced scale, seeds 1-2): FairShare with a 4 MB FIFO instead of "
+            "192 KB drops nothing, yet its p80 only falls from 6-7% to 3.1-3.5%, and every "
+            "remaining retransmission is spurious: the 4 MB incast queues 3.2 ms ahead of the "
+            "storage packets, more than RTO_min (1 ms). Both the overflow and that queueing "
+            "delay keep FairShare's rate above 'negligible' in our model."
         )
 
-    def eval_4a(self) -> Outcome:
-        o = Outcome("LPF-Fig4a", "> 4× at high load, within 2× at low and medium load")
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = {n: self._c4(load, 4e6) for n, load in self.LOADS}
-        o.ours = "; ".join(f"{k}: {_fmt_ratio(v)}" for k, v in rs.items())
-        hi = max(rs["high"]["mean"], rs["high"]["p99"])
-        o.holds = bool(hi > 4 and rs["low"]["mean"] <= 2 and rs["medium"]["mean"] <= 2)
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    def eval_4b(self) -> Outcome:
-        o = Outcome("LPF-Fig4b", "all size classes > 1× at high load; medium worst (up to 4.9×)")
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = {b: self._c4(0.5, 4e6, b) for b in BUCKETS}
-        o.ours = "; ".join(f"{k}: {_fmt_ratio(v)}" for k, v in rs.items())
-        worst = max(rs, key=lambda b: np.nan_to_num(rs[b]["p99"]))
-        o.holds = bool(all(v["mean"] > 1 for v in rs.values()) and worst == "medium")
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    def eval_4c(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig4c",
-            "gap widens with update size, > 10× at 12 MB, then shrinks for larger updates",
-        )
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = {u: self._c4(0.5, u) for u in self.UPDATES}
-        o.ours = "; ".join(f"{u / 1e6:g} MB: {_fmt_ratio(v)}" for u, v in rs.items())
-        p = [rs[u]["p99"] for u in self.UPDATES]
-        peak = int(np.nanargmax(p))
-        o.holds = bool(0 < peak < len(p) - 1 and p[peak] > p[0])
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    # --- Fig 5: hybrid services -------------------------------------------------------------
-    SIZES5 = (32e3, 64e3, 128e3, 1e6)
-    SPLITS5 = ((0.7, 0.1), (0.6, 0.2), (0.5, 0.3), (0.4, 0.4))
-
-    def _hy_ov(self, size: float, hi: float, lo: float, low_transport: str) -> dict[str, Any]:
-        return {
-            **_window(self.s.hybrid_s),
-            "classes[0].workload.sizes": {"fixed": f"{size:.0f}B"},
-            "classes[1].workload.sizes": {"fixed": f"{size:.0f}B"},
-            "classes[0].workload.load": hi,
-            "classes[1].workload.load": lo,
-            "classes[1].transport": low_transport,
-        }
-
-    def plan_5(self) -> None:
-        if self.missing("nearopt"):
-            return
-        pts = {(sz, 0.5, 0.3) for sz in self.SIZES5} | {(128e3, h, lo) for h, lo in self.SPLITS5}
-        for sz, h, lo in sorted(pts):
-            for t in ("tcp", "nearopt"):
-                for s in self.s.seeds:
-                    self.r.add(("5", sz, h, lo, t, s), "lpf_hybrid", self._hy_ov(sz, h, lo, t), s)
-
-    def _c5(self, sz: float, h: float, lo: float) -> dict[str, float]:
-        return normalized(
-            _pooled(self.r, [("5", sz, h, lo, "tcp", s) for s in self.s.seeds]),
-            _pooled(self.r, [("5", sz, h, lo, "nearopt", s) for s in self.s.seeds]),
-        )
-
-    def eval_5a(self) -> Outcome:
-        o = Outcome("LPF-Fig5a", "gap grows with flow size (best at 32 KB, worst at 1 MB)")
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = {sz: self._c5(sz, 0.5, 0.3) for sz in self.SIZES5}
-        o.ours = "; ".join(f"{sz / 1e3:g} KB: {_fmt_ratio(v)}" for sz, v in rs.items())
-        o.holds = bool(rs[1e6]["mean"] > rs[32e3]["mean"])
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    def eval_5b(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig5b",
-            "similar across low-priority loads (text) / mild increase with "
-            "low-priority load (caption)",
-        )
-        if why := self.missing("nearopt"):
-            o.ours = f"not yet available: {why}"
-            return o
-        rs = {(h, lo): self._c5(128e3, h, lo) for h, lo in self.SPLITS5}
-        o.ours = "; ".join(f"{h:.0%}/{lo:.0%}: {_fmt_ratio(v)}" for (h, lo), v in rs.items())
-        means = [v["mean"] for v in rs.values()]
-        o.holds = bool(max(means) / min(means) < 2)
-        _baseline_check(o, list(rs.values()))
-        return o
-
-    # --- Figs 7–11: co-location, high load ----------------------------------------------------
-    BUFFERS = (192e3, 96e3, 64e3, 24e3)
-    RTOS = ("500us", "1ms", "5ms", "10ms")
-
-    def plan_7to11(self) -> None:
-        d = self.s.coloc_s
-        for s in self.s.seeds:
-            for b in self.BUFFERS:
-                # [CHOICE] high queue stays 128 KB; the port limit never binds before the
-                # per-queue limits, so the low queue can really use `b`.
-                self.r.add(
-                    ("7", b, s),
-                    "lpf_colocation",
-                    coloc(
-                        d,
-                        **{
-                            "switch.queue_limit": ["128KB", f"{b:.0f}B"],
-                            "switch.port_limit": f"{128e3 + b:.0f}B",
-                        },
-                    ),
-                    s,
-                )
-            for rto in self.RTOS:
-                self.r.add(
-                    ("8", rto, s),
-                    "lpf_colocation",
-                    coloc(d, **{"transports.tcp.rto_min": rto, "transports.tcp.rto_init": rto}),
-                    s,
-                )
-            for cc in ("cubic", "newreno"):
-                for sack in (True, False):
-                    self.r.add(
-                        ("9", cc, sack, s),
-                        "lpf_colocation",
-                        coloc(d, **{"transports.tcp.cc": cc, "transports.tcp.sack": sack}),
-                        s,
-                    )
-            self.r.add(("10", "tcp", s), "lpf_colocation", coloc(d), s)
-            for m in ("tcp_lp", "ledbat"):
-                if not self.missing(m):
-                    self.r.add(("10", m, s), "lpf_colocation", coloc(d, **_low_transport(m)), s)
-            self.r.add(("11", "spq", s), "lpf_colocation", coloc(d, update=12e6), s)
-            self.r.add(
-                ("11", "wfq", s),
-                "lpf_colocation",
-                coloc(d, update=12e6, **{"switch.scheduler": {"kind": "drr", "weights": [99, 1]}}),
-                s,
-            )
-            if not self.missing("cqcn"):
-                self.r.add(
-                    ("11", "tcp+", s),
-                    "lpf_colocation",
-                    coloc(d, update=12e6, **MECHANISMS["cqcn"]),
-                    s,
-                )
-
-    def _pool(self, *key: Any) -> Results:
-        return _pooled(self.r, [(*key, s) for s in self.s.seeds])
-
-    def eval_7(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig7",
-            "TCP FCT grows as the low-priority buffer shrinks; p99 at 24 KB = 5.7× p99 at 192 KB",
-        )
-        st = {b: low_fct(self._pool("7", b)) for b in self.BUFFERS}
-        ratio = st[24e3]["p99"] / st[192e3]["p99"]
-        o.ours = (
-            "p99 (ms): "
-            + ", ".join(f"{b / 1e3:g} KB {1e3 * v['p99']:.2f}" for b, v in st.items())
-            + f"; 24/192 = {_fmt(ratio)}×"
-        )
-        p99 = [st[b]["p99"] for b in self.BUFFERS]
-        mono = all(p99[i + 1] >= 0.95 * p99[i] for i in range(len(p99) - 1))
-        o.holds = bool(ratio > 1.5 and mono)
-        o.plot = _bars({f"{b / 1e3:g}KB": st[b] for b in self.BUFFERS}, "low-priority buffer")
-        return o
-
-    def eval_8(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig8",
-            "U-shape: 1 ms best; 500 µs (spurious timeouts) and 5/10 ms "
-            "(slow tail-loss recovery) worse",
-        )
-        st = {r: low_fct(self._pool("8", r)) for r in self.RTOS}
-        sp = {r: int(_low(self._pool("8", r))["spurious_rto"].sum()) for r in self.RTOS}
-        o.ours = "; ".join(
-            f"{r}: avg {1e3 * v['mean']:.2f} ms, p99 {1e3 * v['p99']:.2f} ms, {sp[r]} spurious RTOs"
-            for r, v in st.items()
-        )
-        m = {r: st[r]["mean"] for r in self.RTOS}
-        p = {r: st[r]["p99"] for r in self.RTOS}
-        # The tail is where RTO_min acts (LPF §4: "particularly when dealing with tail
-        # losses"), so the U is judged on p99; the mean is reported alongside.
-        high_worse = p["5ms"] > p["1ms"] and p["10ms"] > p["5ms"]
-        low_worse = p["500us"] > p["1ms"]
-        o.holds = bool(high_worse and low_worse)
-        if max(m.values()) / min(m.values()) < 1.25:
-            o.note = (
-                "the mean hardly moves ("
-                + ", ".join(f"{k} {1e3 * v:.2f} ms" for k, v in m.items())
-                + "); the U shows in the p99."
-            )
-        if not low_worse:
-            o.note += (
-                " 500 µs is not worse than 1 ms at p99 although it has more spurious RTOs "
-                f"({sp['500us']} vs {sp['1ms']})."
-            )
-        o.plot = _bars(st, "RTO_min")
-        return o
-
-    def eval_9(self) -> Outcome:
-        o = Outcome("LPF-Fig9", "Cubic/NewReno × SACK on/off: minimal to no impact")
-        st = {
-            f"{cc}{'+SACK' if sack else ''}": low_fct(self._pool("9", cc, sack))
-            for cc in ("cubic", "newreno")
-            for sack in (True, False)
-        }
-        means = np.array([v["mean"] for v in st.values()])
-        spread = means.max() / means.min()
-        o.ours = (
-            "avg (ms): "
-            + ", ".join(f"{k} {1e3 * v['mean']:.2f}" for k, v in st.items())
-            + (f"; max/min {_fmt(spread)}")
-        )
-        o.holds = bool(spread <= 1.15)
-        o.plot = _bars(st, "TCP configuration")
-        return o
-
-    def eval_10(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig10",
-            "TCP-LP and LEDBAT (target 3.2 ms) slower than TCP: up to 2.4× avg, 6.67× p99",
-        )
-        miss = [m for m in ("tcp_lp", "ledbat") if self.missing(m)]
-        if len(miss) == 2:
-            o.ours = f"not yet available: {self.missing(*miss)}"
-            return o
-        base = low_fct(self._pool("10", "tcp"))
-        st = {"tcp": base}
-        parts = []
-        for m in ("tcp_lp", "ledbat"):
-            if m in miss:
-                parts.append(f"{m}: not yet available")
-                continue
-            v = low_fct(self._pool("10", m))
-            st[m] = v
-            parts.append(
-                f"{m}: avg {_fmt(v['mean'] / base['mean'])}×, "
-                f"p99 {_fmt(v['p99'] / base['p99'])}× of TCP"
-            )
-        o.ours = "; ".join(parts)
-        o.holds = bool(all(st[m]["mean"] > base["mean"] for m in st if m != "tcp"))
-        if miss:
-            o.note = f"partial: {self.missing(*miss)}"
-        o.plot = _bars(st, "low-priority transport")
-        return o
-
-    def eval_11(self) -> Outcome:
-        o = Outcome(
-            "LPF-Fig11",
-            "12 MB updates: WFQ 99:1 cuts p99.9 FCT of small / medium "
-            "low-priority flows up to 9× / 5.4× (+6% for high priority at p99.9); TCP+ "
-            "up to 6× for medium at p99",
-        )
-        spq, wfq = self._pool("11", "spq"), self._pool("11", "wfq")
-        red = {b: low_fct(spq, b)["p99.9"] / low_fct(wfq, b)["p99.9"] for b in BUCKETS}
-
-        def hi999(r: Results) -> float:
-            f = r.flows
-            f = f[f["in_window"].astype(bool) & (f["priority"] == 0) & f["completed"].astype(bool)]
-            return float(np.percentile(f["fct_s"], 99.9)) if len(f) else math.nan
-
-        pen = hi999(wfq) / hi999(spq) - 1
-        parts = [
-            f"WFQ p99.9 reduction small {_fmt(red['small'])}×, medium "
-            f"{_fmt(red['medium'])}×, long {_fmt(red['long'])}×; high-priority p99.9 "
-            f"{100 * pen:+.1f}%"
-        ]
-        holds = bool(red["small"] > 1 and red["medium"] > 1 and pen < 0.25)
-        if not (red["small"] > 1 and red["medium"] > 1):
-            o.note = (
-                "WFQ 99:1 gives the low queue 1% (100 Mb/s) during the 9.6 ms on period; "
-                "a full 64 KB low queue then takes ≈ 5 ms to drain, longer than RTO_min, so "
-                "small/medium flows still time out (spurious RTOs with backoff) and their "
-                "p99.9 does not improve (our reading; not verified further). Not tuned to "
-                "match."
-            )
-        st = {"SPQ": low_fct(spq), "WFQ 99:1": low_fct(wfq)}
-        if why := self.missing("cqcn"):
-            parts.append(f"TCP+ not yet available: {why}")
-            o.note = "TCP+ part not evaluated"
-        else:
-            tp = self._pool("11", "tcp+")
-            r = low_fct(spq, "medium")["p99"] / low_fct(tp, "medium")["p99"]
-            parts.append(f"TCP+ medium p99 reduction {_fmt(r)}×")
-            if r < 1:
-                o.note += (
-                    " TCP+ made medium flows slower (probe threshold 10 KB, interval "
-                    "100 µs, 64 B probes; LPF leaves these open and they are not swept "
-                    "here)."
-                )
-            holds = holds and bool(r > 1)
-            st["TCP+"] = low_fct(tp)
-        o.ours = "; ".join(parts)
-        o.holds = holds
-        o.plot = _bars(st, "scheduler / transport")
-        return o
-
-
-def _baseline_check(o: Outcome, ratios: Sequence[dict[str, float]]) -> None:
-    """Near-Opt is meant as an upper bound for a fair transport; if TCP beats it clearly
-    (a mean ratio < 0.8), the baseline is not near-optimal in that configuration and the
-    "within N×" findings cannot be judged from the ratio."""
-    bad = [r["mean"] for r in ratios if np.isfinite(r["mean"]) and r["mean"] < 0.8]
-    if bad:
-        o.holds = False
-        o.note = (
-            f"Near-Opt baseline slower than TCP here (normalized FCT down to "
-            f"{min(bad):.2f}×): the baseline is not near-optimal in this configuration, so "
-            "the comparison does not show the paper's finding. " + o.note
-        ).strip()
-
-
-def _low_transport(m: str) -> dict[str, Any]:
-    return dict(MECHANISMS[m])
-
-
-def _bars(st: dict[Any, dict[str, float]], xlabel: str) -> Callable[[Any], None]:
     def plot(ax: Any) -> None:
-        labels = [str(k) for k in st]
-        x = np.arange(len(labels))
-        for i, stat in enumerate(("mean", "p99")):
-            ax.bar(x + (i - 0.5) * 0.38, [1e3 * st[k][stat] for k in st], 0.38, label=stat)
-        ax.set_xticks(x, labels)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("low-priority FCT (ms)")
+        for v, lab in ((np.concatenate(pq), "PriorityQueue"), (np.concatenate(fs), "FairShare")):
+            x = np.sort(v) * 100
+            ax.plot(x, np.arange(1, x.size + 1) / max(1, x.size), label=lab)
+        ax.set_xlabel("retransmission rate of long low-priority flows (%)")
+        ax.set_ylabel("CDF")
         ax.legend()
 
-    return plot
+    fd.plot = plot
+
+
+def plan_2b(c: Ctx) -> None:
+    for s in c.seeds:
+        c.add(("2", "prio", s), "lpf_colocation", _fig2_ov(c, False), s)
+        c.add(
+            ("2", "nearopt", s),
+            "lpf_colocation",
+            {**_fig2_ov(c, False), **MECHANISMS["nearopt"]},
+            s,
+        )
+
+
+def eval_2b(c: Ctx, fd: Finding) -> None:
+    tcp, no = c.seeds_of("2", "prio"), c.seeds_of("2", "nearopt")
+    p = pairs(tcp, no, "long")
+    c.point("long flows, TCP vs Near-Opt", tcp + no, n_of(p))
+    d = {s: ratio(p, s) for s in ("mean", "p50", "p99")}
+    fd.stats = d
+    fd.ours = "TCP / Near-Opt, long flows: " + _rstr(d)
+    fd.judge(baseline=guard(fd, [d["mean"]]), p50=band(d["p50"], 1.25), p99=band(d["p99"], 1.25))
+
+    def plot(ax: Any) -> None:
+        for a, lab in ((np.concatenate(p)[:, 0], "TCP"), (np.concatenate(p)[:, 1], "Near-Opt")):
+            x = np.sort(a) * 1e3
+            ax.plot(x, np.arange(1, x.size + 1) / max(1, x.size), label=lab)
+        ax.set_xscale("log")
+        ax.set_xlabel("FCT of long low-priority flows (ms)")
+        ax.set_ylabel("CDF")
+        ax.legend()
+
+    fd.plot = plot
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 3: DAS and SJF (one workload: Near-Opt replays the TCP run's flows)
+
+DAS_MEANS = (128e3, 1e6, 5e6)
+SJF_LOADS = (("low", 0.15), ("medium", 0.3), ("high", 0.5))
 
 
 def _replay(tcp: Results, preset: str) -> dict[str, Any]:
@@ -891,16 +393,19 @@ def _replay(tcp: Results, preset: str) -> dict[str, Any]:
     sc = copy.deepcopy(tcp.scenario)
     f = tcp.flows
     cls = sc["classes"][0]
-    rows = lambda d: [  # noqa: E731
-        {
-            "src": int(r.src),
-            "dst": int(r.dst),
-            "size": int(r.size),
-            "start": f"{round(r.start_s * 1e12)}ps",
-            "tag": int(r.tag),
-        }
-        for r in d.itertuples()
-    ]
+
+    def rows(d: pd.DataFrame) -> list[dict[str, Any]]:
+        return [
+            {
+                "src": int(r.src),
+                "dst": int(r.dst),
+                "size": int(r.size),
+                "start": f"{round(r.start_s * 1e12)}ps",
+                "tag": int(r.tag),
+            }
+            for r in d.itertuples()
+        ]
+
     hi, lo = f[f["priority"] == 0], f[f["priority"] == 1]
     sc["transports"]["nearopt"] = {"kind": "nearopt"}
     sc["classes"] = [
@@ -921,120 +426,739 @@ def _replay(tcp: Results, preset: str) -> dict[str, Any]:
     return sc
 
 
-FIGURES = ("2a", "2b", "3a", "3b", "3c", "4a", "4b", "4c", "5a", "5b", "7", "8", "9", "10", "11")
+def _das_ov(c: Ctx, mean: float) -> dict[str, Any]:
+    dur = c.scale.das_s * max(1.0, mean / 128e3) ** 0.5
+    return {**_window(dur), "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * mean:.0f}B"]}}
+
+
+def plan_3a(c: Ctx) -> None:
+    for m in DAS_MEANS:
+        for s in c.seeds:
+            c.add(("3a", m, s), "lpf_das", _das_ov(c, m), s)
+
+
+def plan2_3a(c: Ctx) -> None:
+    for m in DAS_MEANS:
+        for s in c.seeds:
+            c.add(("3a-no", m, s), _replay(c.get(("3a", m, s)), "lpf_das"), {}, s)
+
+
+def _within2(c: Ctx, fd: Finding, xs: Sequence[str], ps: Sequence[list], what: str) -> None:
+    """ "TCP within 2× of Near-Opt" at every x: mean and p99 ratios in [1, 2] (1 = the
+    baseline guard)."""
+    per = [{s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for p in ps]
+    fd.stats = {f"{x}_{s}": d[s] for x, d in zip(xs, per, strict=True) for s in ("mean", "p99")}
+    fd.ours = "; ".join(
+        f"{x}: {_rstr({k: d[k] for k in ('mean', 'p99')})}" for x, d in zip(xs, per, strict=True)
+    )
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per]),
+        **{f"{x}_mean": band(d["mean"], 1, 2) for x, d in zip(xs, per, strict=True)},
+        **{f"{x}_p99": band(d["p99"], 0, 2) for x, d in zip(xs, per, strict=True)},
+    )
+    fd.plot = _ratio_plot(xs, per, what)
+
+
+def eval_3a(c: Ctx, fd: Finding) -> None:
+    ps, xs = [], []
+    for m in DAS_MEANS:
+        tcp, no = c.seeds_of("3a", m), c.seeds_of("3a-no", m)
+        p = pairs(tcp, no)
+        c.point(f"mean {m / 1e3:g} KB", tcp + no, n_of(p))
+        ps.append(p)
+        xs.append(f"{m / 1e3:g}KB")
+    _within2(c, fd, xs, ps, "mean flow size")
+
+
+def _sjf_ov(c: Ctx, cdf: str, load: float) -> dict[str, Any]:
+    dur = c.scale.sjf_s
+    if cdf == "datamining_vl2" and c.scale.sjf_dm_flows and load == SJF_LOADS[-1][1]:
+        # enough ≥ 1 MB (low-priority) flows for the high-load p99.9 that 3c compares:
+        # sjf_dm_flows over all seeds (low and medium are judged at p99)
+        want = c.scale.sjf_dm_flows / len(c.seeds) / 0.9  # 90% of a run is in the window
+        dur = max(dur, want / (DM_LOW_FLOWS_PER_S * load))
+    return {
+        **_window(dur),
+        "classes[0].workload.sizes": {"cdf": cdf},
+        "classes[0].workload.load": load,
+    }
+
+
+def _plan_sjf(fig: str, cdf: str) -> Callable[[Ctx], None]:
+    def plan(c: Ctx) -> None:
+        for _, load in SJF_LOADS:
+            for s in c.seeds:
+                c.add((fig, load, s), "lpf_sjf", _sjf_ov(c, cdf, load), s)
+
+    return plan
+
+
+def _plan2_sjf(fig: str) -> Callable[[Ctx], None]:
+    def plan(c: Ctx) -> None:
+        for _, load in SJF_LOADS:
+            for s in c.seeds:
+                c.add((fig + "-no", load, s), _replay(c.get((fig, load, s)), "lpf_sjf"), {}, s)
+
+    return plan
+
+
+def _plan_3c(c: Ctx) -> None:
+    _plan_sjf("3b", "websearch")(c)  # the web-search gap it is compared with
+    _plan_sjf("3c", "datamining_vl2")(c)
+
+
+def _plan2_3c(c: Ctx) -> None:
+    _plan2_sjf("3b")(c)
+    _plan2_sjf("3c")(c)
+
+
+def _sjf_pairs(c: Ctx, fig: str) -> dict[str, list]:
+    out = {}
+    for name, load in SJF_LOADS:
+        tcp, no = c.seeds_of(fig, load), c.seeds_of(fig + "-no", load)
+        out[name] = pairs(tcp, no)
+        c.point(f"{fig} {name} ({load:.0%})", tcp + no, n_of(out[name]))
+    return out
+
+
+def eval_3b(c: Ctx, fd: Finding) -> None:
+    ps = _sjf_pairs(c, "3b")
+    _within2(c, fd, list(ps), list(ps.values()), "load (web search)")
+
+
+def eval_3c(c: Ctx, fd: Finding) -> None:
+    dm, ws = _sjf_pairs(c, "3c"), _sjf_pairs(c, "3b")
+    per = {k: {s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for k, p in dm.items()}
+    f999 = STATS["p99.9"]
+
+    def gap(a: np.ndarray, b: np.ndarray) -> float:
+        ra = f999(a[:, 0]) / f999(a[:, 1])
+        rb = f999(b[:, 0]) / f999(b[:, 1])
+        return ra / rb
+
+    rel_gap = bootstrap(gap, dm["high"], ws["high"])
+    f99 = STATS["p99"]
+    worst = bootstrap(
+        lambda a, b, h: max(f99(x[:, 0]) / f99(x[:, 1]) for x in (a, b, h)),
+        dm["low"],
+        dm["medium"],
+        dm["high"],
+    )
+    fd.stats = {"dm_over_ws_p999_high": rel_gap, "dm_max_p99": worst}
+    n = n_of(dm["high"])
+    fd.ours = (
+        "; ".join(f"{k}: {_rstr(v)}" for k, v in per.items())
+        + f"; high-load p99.9 DM/WS {rel_gap}; max p99 {worst}; {n} DM flows at high load"
+    )
+    lo, hi = effect_band(1.44)
+    if n < 5000:
+        fd.note = (
+            f"only {n} low-priority (≥ 1 MB) data-mining flows at high load: a p99.9 needs "
+            "≥ 5,000 (the full scale runs that many)."
+        )
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        DM_over_WS_p999_gap=band(rel_gap, lo, hi),
+        max_DM_p99=band(worst, 1.0, 3.0 * 1.5),
+        flows_at_high_load=HOLDS if n >= 5000 else INCONCLUSIVE,
+    )
+    fd.plot = _ratio_plot(list(per), list(per.values()), "load (data mining)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 4: co-location
+
+UPDATES = (4e6, 8e6, 12e6, 16e6, 24e6)
+
+
+def _cs(c: Ctx) -> tuple[int, ...]:
+    return c.scale.coloc_seeds
+
+
+def _coloc_pair(c: Ctx, load: float, upd: float) -> None:
+    for s in _cs(c):
+        c.add(
+            ("4", load, upd, "tcp", s),
+            "lpf_colocation",
+            coloc(c.scale.coloc_s, load=load, update=upd),
+            s,
+        )
+        c.add(
+            ("4", load, upd, "no", s),
+            "lpf_colocation",
+            coloc(c.scale.coloc_s, load=load, update=upd, **MECHANISMS["nearopt"]),
+            s,
+        )
+
+
+def _coloc_pairs(
+    c: Ctx, load: float, upd: float, which: str | None = None, label: str = ""
+) -> list:
+    tcp = [c.get(("4", load, upd, "tcp", s)) for s in _cs(c)]
+    no = [c.get(("4", load, upd, "no", s)) for s in _cs(c)]
+    p = pairs(tcp, no, which)
+    c.point(
+        label or f"load {load:.0%}, {upd / 1e6:g} MB" + (f", {which}" if which else ""),
+        tcp + no,
+        n_of(p),
+    )
+    return p
+
+
+def plan_4a(c: Ctx) -> None:
+    for load in sorted({x for _, x in COLOC_LOADS} | set(HIGH_SWEEP)):
+        _coloc_pair(c, load, 4e6)
+
+
+def eval_4a(c: Ctx, fd: Finding) -> None:
+    loads = sorted({x for _, x in COLOC_LOADS} | set(HIGH_SWEEP))
+    ps = {x: _coloc_pairs(c, x, 4e6) for x in loads}
+    per = {x: {s: ratio(ps[x], s) for s in ("mean", "p99", "p99.9")} for x in loads}
+    named = {n: per[x] for n, x in COLOC_LOADS}
+    fd.stats = {f"{n}_{s}": d[s] for n, d in named.items() for s in ("mean", "p99")}
+    fd.ours = "; ".join(
+        f"{x:.0%}: {_rstr({k: d[k] for k in ('mean', 'p99')})}" for x, d in per.items()
+    )
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        low_mean=band(named["low"]["mean"], 1, 2),
+        medium_mean=band(named["medium"]["mean"], 1, 2),
+        high_p99=band(named["high"]["p99"], 4, 3 * 4),
+    )
+    if fd.verdict != HOLDS:
+        fd.note += " " + (
+            f'"high" is {HIGH:.0%} of the link (a stated choice, see the preamble); the gap at '
+            "each high load is in the row above."
+        )
+    fd.plot = _ratio_plot([f"{x:.0%}" for x in loads], list(per.values()), "high-priority load")
+
+
+def plan_4b(c: Ctx) -> None:
+    _coloc_pair(c, HIGH, 4e6)
+
+
+def eval_4b(c: Ctx, fd: Finding) -> None:
+    ps = {b: _coloc_pairs(c, HIGH, 4e6, b) for b in BUCKETS}
+    per = {b: {s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for b, p in ps.items()}
+    f99 = STATS["p99"]
+    worst = bootstrap(
+        lambda sm, md, lg: (
+            (f99(md[:, 0]) / f99(md[:, 1]))
+            / max(f99(sm[:, 0]) / f99(sm[:, 1]), f99(lg[:, 0]) / f99(lg[:, 1]))
+        ),
+        ps["small"],
+        ps["medium"],
+        ps["long"],
+    )
+    fd.stats = {"medium_p99": per["medium"]["p99"], "medium_over_others_p99": worst}
+    fd.ours = (
+        "; ".join(f"{b}: {_rstr(v)}" for b, v in per.items())
+        + f"; medium ÷ worst other (p99) {worst}"
+    )
+    lo, hi = effect_band(4.9)
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        medium_p99=band(per["medium"]["p99"], lo, hi),
+        medium_worst=band(worst, 1.0),
+    )
+    fd.plot = _ratio_plot(list(BUCKETS), list(per.values()), f"flow size (load {HIGH:.0%})")
+
+
+def plan_4c(c: Ctx) -> None:
+    for u in UPDATES:
+        _coloc_pair(c, HIGH, u)
+
+
+def eval_4c(c: Ctx, fd: Finding) -> None:
+    ps = {u: _coloc_pairs(c, HIGH, u) for u in UPDATES}
+    per = {u: {s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for u, p in ps.items()}
+    f99 = STATS["p99"]
+    r = lambda a: f99(a[:, 0]) / f99(a[:, 1])  # noqa: E731
+    rise = bootstrap(lambda a, b: r(b) / r(a), ps[4e6], ps[12e6])
+    fall = bootstrap(lambda a, b: r(b) / r(a), ps[12e6], ps[24e6])
+    fd.stats = {"p99_12MB": per[12e6]["p99"], "rise_4_12": rise, "fall_12_24": fall}
+    fd.ours = (
+        "; ".join(f"{u / 1e6:g} MB: p99 {v['p99']}" for u, v in per.items())
+        + f"; 12/4 MB {rise}, 24/12 MB {fall}"
+    )
+    lo, hi = effect_band(12)
+    fd.judge(
+        baseline=guard(fd, [d["mean"] for d in per.values()]),
+        p99_at_12MB=band(per[12e6]["p99"], lo, hi),
+        rise_4_to_12MB=band(rise, 1.25),
+        fall_12_to_24MB=band(fall, 0, 1 / 1.25),
+    )
+    fd.plot = _ratio_plot([f"{u / 1e6:g}MB" for u in UPDATES], list(per.values()), "update size")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 5: hybrid services
+
+SIZES5 = (32e3, 64e3, 128e3, 1e6)
+SPLITS5 = ((0.7, 0.1), (0.6, 0.2), (0.5, 0.3), (0.4, 0.4))
+
+
+def _hy_ov(c: Ctx, size: float, hi: float, lo: float, low_transport: str) -> dict[str, Any]:
+    return {
+        **_window(c.scale.hybrid_s),
+        "classes[0].workload.sizes": {"fixed": f"{size:.0f}B"},
+        "classes[1].workload.sizes": {"fixed": f"{size:.0f}B"},
+        "classes[0].workload.load": hi,
+        "classes[1].workload.load": lo,
+        "classes[1].transport": low_transport,
+    }
+
+
+def _hy_points() -> list[tuple[float, float, float]]:
+    return sorted({(sz, 0.5, 0.3) for sz in SIZES5} | {(128e3, h, lo) for h, lo in SPLITS5})
+
+
+def plan_5(c: Ctx) -> None:
+    for sz, h, lo in _hy_points():
+        for t in ("tcp", "nearopt"):
+            for s in c.seeds:
+                c.add(("5", sz, h, lo, t, s), "lpf_hybrid", _hy_ov(c, sz, h, lo, t), s)
+
+
+def _hy(c: Ctx, sz: float, h: float, lo: float) -> list:
+    tcp, no = c.seeds_of("5", sz, h, lo, "tcp"), c.seeds_of("5", sz, h, lo, "nearopt")
+    p = pairs(tcp, no)
+    c.point(f"{sz / 1e3:g} KB, {h:.0%} high / {lo:.0%} low", tcp + no, n_of(p))
+    return p
+
+
+def eval_5a(c: Ctx, fd: Finding) -> None:
+    ps = {sz: _hy(c, sz, 0.5, 0.3) for sz in SIZES5}
+    per = {sz: {s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for sz, p in ps.items()}
+    fm = STATS["mean"]
+    r = lambda a: fm(a[:, 0]) / fm(a[:, 1])  # noqa: E731
+    grow = bootstrap(lambda a, b: r(b) / r(a), ps[32e3], ps[1e6])
+    fd.stats = {"mean_1MB_over_32KB": grow}
+    fd.ours = "; ".join(
+        f"{sz / 1e3:g} KB: {_rstr({'mean': v['mean']})}" for sz, v in per.items()
+    ) + (f"; 1 MB ÷ 32 KB {grow}")
+    fd.judge(baseline=guard(fd, [d["mean"] for d in per.values()]), growth=band(grow, 1.25))
+    fd.plot = _ratio_plot([f"{sz / 1e3:g}KB" for sz in SIZES5], list(per.values()), "flow size")
+
+
+def eval_5b(c: Ctx, fd: Finding) -> None:
+    ps = {(h, lo): _hy(c, 128e3, h, lo) for h, lo in SPLITS5}
+    per = {k: {s: ratio(p, s) for s in ("mean", "p99", "p99.9")} for k, p in ps.items()}
+    fm = STATS["mean"]
+
+    def spread(*arrs: np.ndarray) -> float:
+        r = [fm(a[:, 0]) / fm(a[:, 1]) for a in arrs]
+        return max(r) / min(r)
+
+    sp = bootstrap(spread, *ps.values())
+    fd.stats = {"mean_spread": sp}
+    fd.ours = "; ".join(
+        f"{lo:.0%} low: {_rstr({'mean': v['mean']})}" for (h, lo), v in per.items()
+    ) + (f"; max/min {sp}")
+    fd.judge(baseline=guard(fd, [d["mean"] for d in per.values()]), spread=band(sp, 1.0, 1.5))
+    if fd.verdict != HOLDS:
+        fd.note += (
+            " The paper contradicts itself here: its text says the load matters little, its "
+            "caption that the gap grows with low-priority load; the rule follows the text (the "
+            "spec's reading), and the means above show which one ours resembles."
+        )
+    fd.plot = _ratio_plot(
+        [f"{lo:.0%}" for _, lo in SPLITS5], list(per.values()), "low-priority load"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Figs 7–11: co-location at the high load, TCP only
+
+BUFFERS = (192e3, 96e3, 64e3, 24e3)
+RTOS = ("500us", "1ms", "5ms", "10ms")
+TCP_VARIANTS = (("cubic", True), ("cubic", False), ("newreno", True), ("newreno", False))
+
+
+def _c7(c: Ctx, key: tuple, **extra: Any) -> None:
+    for s in _cs(c):
+        c.add((*key, s), "lpf_colocation", coloc(c.scale.coloc_s, **extra), s)
+
+
+def _runs(c: Ctx, *key: Any) -> list[Results]:
+    return [c.get((*key, s)) for s in _cs(c)]
+
+
+def plan_7(c: Ctx) -> None:
+    for b in BUFFERS:
+        # [CHOICE] the high queue stays 128 KB; the port limit never binds before the per-queue
+        # limits, so the low queue can really use `b`.
+        _c7(
+            c,
+            ("7", b),
+            **{
+                "switch.queue_limit": ["128KB", f"{b:.0f}B"],
+                "switch.port_limit": f"{128e3 + b:.0f}B",
+            },
+        )
+
+
+def eval_7(c: Ctx, fd: Finding) -> None:
+    fct = {}
+    for b in BUFFERS:
+        runs = _runs(c, "7", b)
+        fct[b] = low_fct(runs)
+        c.point(f"low buffer {b / 1e3:g} KB", runs, sum(map(len, fct[b])))
+    per = {b: {s: bootstrap(STATS[s], fct[b]) for s in ("mean", "p99")} for b in BUFFERS}
+    r = rel(fct[24e3], fct[192e3], "p99")
+    steps = [rel(fct[BUFFERS[i + 1]], fct[BUFFERS[i]], "p99") for i in range(len(BUFFERS) - 1)]
+    fd.stats = {"p99_24_over_192": r}
+    fd.ours = (
+        "p99 (ms): "
+        + ", ".join(f"{b / 1e3:g} KB {per[b]['p99'].scaled(1e3)}" for b in BUFFERS)
+        + f"; 24/192 KB {r}"
+    )
+    lo, hi = effect_band(5.7)
+    # monotone: no step may clearly go down (each shrink-step ratio ≥ 1 within tolerance 0.9)
+    fd.judge(
+        p99_24_over_192KB=band(r, lo, hi),
+        **{
+            f"step_{BUFFERS[i] / 1e3:g}_to_{BUFFERS[i + 1] / 1e3:g}KB": band(st, 0.9)
+            for i, st in enumerate(steps)
+        },
+    )
+    fd.plot = _fct_plot(
+        [f"{b / 1e3:g}KB" for b in BUFFERS], list(per.values()), "low-priority buffer"
+    )
+
+
+def plan_8(c: Ctx) -> None:
+    for rto in RTOS:
+        _c7(c, ("8", rto), **low_transport(rto_min=rto, rto_init=rto))
+
+
+def eval_8(c: Ctx, fd: Finding) -> None:
+    fct, sp = {}, {}
+    for rto in RTOS:
+        runs = _runs(c, "8", rto)
+        fct[rto] = low_fct(runs)
+        sp[rto] = int(sum(_low(r)["spurious_rto"].sum() for r in runs))
+        c.point(f"RTO_min {rto}", runs, sum(map(len, fct[rto])))
+    per = {k: {s: bootstrap(STATS[s], v) for s in ("mean", "p99")} for k, v in fct.items()}
+    arms = {k: rel(fct[k], fct["1ms"], "p99") for k in ("500us", "5ms", "10ms")}
+    fd.stats = {f"p99_{k}_over_1ms": v for k, v in arms.items()}
+    fd.ours = (
+        "; ".join(f"{k}: p99 {per[k]['p99'].scaled(1e3)} ms, {sp[k]} spurious RTOs" for k in RTOS)
+        + "; p99 ÷ 1 ms: "
+        + _rstr(arms)
+    )
+    # "severely affects": each arm of the U at least 1.25× the 1 ms tail
+    fd.judge(**{f"arm_{k}": band(v, 1.25) for k, v in arms.items()})
+    fd.plot = _fct_plot(list(RTOS), list(per.values()), "RTO_min (low-priority transport)")
+
+
+def plan_9(c: Ctx) -> None:
+    for cc, sack in TCP_VARIANTS:
+        _c7(c, ("9", cc, sack), **low_transport(cc=cc, sack=sack))
+
+
+def eval_9(c: Ctx, fd: Finding) -> None:
+    fct = {}
+    for cc, sack in TCP_VARIANTS:
+        runs = _runs(c, "9", cc, sack)
+        k = f"{cc}{'+SACK' if sack else ''}"
+        fct[k] = low_fct(runs)
+        c.point(k, runs, sum(map(len, fct[k])))
+    per = {k: {s: bootstrap(STATS[s], v) for s in ("mean", "p99")} for k, v in fct.items()}
+    fm = STATS["mean"]
+    spread = bootstrap(lambda *a: max(map(fm, a)) / min(map(fm, a)), *fct.values())
+    fd.stats = {"mean_spread": spread}
+    fd.ours = (
+        "mean (ms): "
+        + ", ".join(f"{k} {v['mean'].scaled(1e3)}" for k, v in per.items())
+        + (f"; max/min {spread}")
+    )
+    # "minimal to no impact": the four means within 15% of each other
+    fd.judge(spread=band(spread, 1.0, 1.15))
+    fd.plot = _fct_plot(list(per), list(per.values()), "low-priority TCP variant")
+
+
+def plan_10(c: Ctx) -> None:
+    _c7(c, ("10", "tcp"))
+    for m in ("tcp_lp", "ledbat"):
+        _c7(c, ("10", m), **MECHANISMS[m])
+
+
+def eval_10(c: Ctx, fd: Finding) -> None:
+    fct = {}
+    for m in ("tcp", "tcp_lp", "ledbat"):
+        runs = _runs(c, "10", m)
+        fct[m] = low_fct(runs)
+        c.point(m, runs, sum(map(len, fct[m])))
+    r = {(m, s): rel(fct[m], fct["tcp"], s) for m in ("tcp_lp", "ledbat") for s in ("mean", "p99")}
+    fd.stats = {f"{m}_{s}": v for (m, s), v in r.items()}
+    fm, f99 = STATS["mean"], STATS["p99"]
+    worst_mean = bootstrap(
+        lambda t, a, b: max(fm(a), fm(b)) / fm(t), fct["tcp"], fct["tcp_lp"], fct["ledbat"]
+    )
+    worst_p99 = bootstrap(
+        lambda t, a, b: max(f99(a), f99(b)) / f99(t), fct["tcp"], fct["tcp_lp"], fct["ledbat"]
+    )
+    fd.stats.update({"worst_mean": worst_mean, "worst_p99": worst_p99})
+    fd.ours = "; ".join(f"{m} {s} ÷ TCP {v}" for (m, s), v in r.items())
+    lm, hm = effect_band(2.4)
+    lp, hp = effect_band(6.67)
+    fd.judge(
+        tcp_lp_slower=band(r[("tcp_lp", "mean")], 1.0),
+        ledbat_slower=band(r[("ledbat", "mean")], 1.0),
+        worst_mean=band(worst_mean, lm, hm),
+        worst_p99=band(worst_p99, lp, hp),
+    )
+    per = {m: {s: bootstrap(STATS[s], fct[m]) for s in ("mean", "p99")} for m in fct}
+    fd.plot = _fct_plot(list(per), list(per.values()), "low-priority transport")
+
+
+def plan_11(c: Ctx) -> None:
+    _c7(c, ("11", "spq"), update=12e6)
+    _c7(c, ("11", "wfq"), update=12e6, **{"switch.scheduler": {"kind": "drr", "weights": [99, 1]}})
+    if not c.missing("cqcn"):
+        _c7(c, ("11", "tcp+"), update=12e6, **MECHANISMS["cqcn"])
+
+
+def _hi999(runs: Sequence[Results]) -> list[np.ndarray]:
+    out = []
+    for r in runs:
+        f = r.flows
+        f = f[f["in_window"].astype(bool) & (f["priority"] == 0) & f["completed"].astype(bool)]
+        out.append(f["fct_s"].to_numpy(dtype=float))
+    return out
+
+
+def eval_11(c: Ctx, fd: Finding) -> None:
+    spq, wfq = _runs(c, "11", "spq"), _runs(c, "11", "wfq")
+    red = {b: rel(low_fct(spq, b), low_fct(wfq, b), "p99.9") for b in BUCKETS}
+    pen = rel(_hi999(wfq), _hi999(spq), "p99.9")
+    for name, runs in (("SPQ", spq), ("WFQ 99:1", wfq)):
+        for b in BUCKETS:
+            c.point(f"{name}, {b}", runs, sum(map(len, low_fct(runs, b))))
+    fd.stats = {f"wfq_{b}_p999_reduction": v for b, v in red.items()}
+    fd.stats["wfq_high_p999_penalty"] = pen
+    parts = [f"WFQ p99.9 reduction: {_rstr(red)}; high-priority p99.9 WFQ ÷ SPQ {pen}"]
+    ls, hs = effect_band(9)
+    lm, hm = effect_band(5.4)
+    checks = {
+        "WFQ_small": band(red["small"], ls, hs),
+        "WFQ_medium": band(red["medium"], lm, hm),
+        "WFQ_high_priority_cost": band(pen, 1.0, 1.12),
+    }
+    per = {"SPQ": spq, "WFQ 99:1": wfq}
+    if c.missing("cqcn"):
+        parts.append(f"TCP+ not available: {c.missing('cqcn')}")
+        checks["TCP+"] = INCONCLUSIVE
+    else:
+        tp = _runs(c, "11", "tcp+")
+        r = rel(low_fct(spq, "medium"), low_fct(tp, "medium"), "p99")
+        c.point("TCP+, medium", tp, sum(map(len, low_fct(tp, "medium"))))
+        fd.stats["tcpplus_medium_p99_reduction"] = r
+        parts.append(f"TCP+ medium p99 reduction {r}")
+        lt, ht = effect_band(6)
+        checks["TCP+_medium"] = band(r, lt, ht)
+        per["TCP+"] = tp
+    fd.ours = "; ".join(parts)
+    fd.judge(**checks)
+    if fd.verdict != HOLDS:
+        fd.note += " " + (
+            "TCP+'s probe threshold (10 KB), interval (100 µs) and probe size (64 B) are not "
+            "given by LPF and are not swept; WFQ 99:1 leaves the low queue 1% of the link "
+            "during the on period. No ablation isolates the cause of the gap."
+        )
+
+    def plot(ax: Any) -> None:
+        f999 = STATS["p99.9"]
+        series = {
+            name: [bootstrap(f999, low_fct(runs, b)).scaled(1e3) for b in BUCKETS]
+            for name, runs in per.items()
+        }
+        bars(ax, list(BUCKETS), series, xlabel="flow size (12 MB updates)", ylabel="p99.9 FCT (ms)")
+
+    fd.plot = plot
+
+
+# ---------------------------------------------------------------------------------------------
+# registry
+
+FIGURES: list[Figure] = [
+    Figure(
+        "LPF-Fig2a",
+        "p80 retransmission rate of long low-priority flows ≈ 8% under PriorityQueue vs "
+        "negligible under FairShare (9-node co-location)",
+        f"p80 PQ in [{0.08 / TOL:.0%}, {0.08 * TOL:.0%}] and p80 FS ≤ 1%",
+        [plan_2a],
+        eval_2a,
+    ),
+    Figure(
+        "LPF-Fig2b",
+        "Near-Opt's FCT CDF of long low-priority flows clearly left of TCP's "
+        '("substantial opportunity")',
+        "TCP/Near-Opt p50 and p99 ≥ 1.25 (mean ≥ 1: baseline guard)",
+        [plan_2b],
+        eval_2b,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig3a",
+        "DAS: TCP within 2× of Near-Opt for mean sizes 128 KB / 1 MB / 5 MB",
+        "per size: mean in [1, 2], p99 ≤ 2",
+        [plan_3a, plan2_3a],
+        eval_3a,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig3b",
+        "SJF web search: TCP within 2× of Near-Opt at low / medium / high load",
+        "per load: mean in [1, 2], p99 ≤ 2",
+        [_plan_sjf("3b", "websearch"), _plan2_sjf("3b")],
+        eval_3b,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig3c",
+        "SJF data mining: up to 3×; at high load the p99.9 gap is 44% larger than web search's",
+        f"DM/WS p99.9 gap at high load in [{effect_band(1.44)[0]:.2f}, "
+        f"{effect_band(1.44)[1]:.2f}] (≥ 5,000 DM flows at high load); max DM p99 over loads "
+        "in [1, 4.5]",
+        [_plan_3c, _plan2_3c],
+        eval_3c,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig4a",
+        "co-location: > 4× at high load, within 2× at low and medium load",
+        f"low (15%), medium (30%) mean in [1, 2]; high ({HIGH:.0%}) p99 in [4, 12]",
+        [plan_4a],
+        eval_4a,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig4b",
+        "high load: every size class > 1×; medium flows suffer most, up to 4.9×",
+        f"means ≥ 1; medium p99 in [{effect_band(4.9)[0]:.2f}, {effect_band(4.9)[1]:.2f}]; "
+        "medium p99 ÷ worst other ≥ 1",
+        [plan_4b],
+        eval_4b,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig4c",
+        "gap widens with update size, > 10× at 12 MB (intro: > 12×), then shrinks",
+        f"p99 at 12 MB in [{effect_band(12)[0]:.1f}, {effect_band(12)[1]:.0f}]; 12 ÷ 4 MB "
+        "≥ 1.25; 24 ÷ 12 MB ≤ 0.8",
+        [plan_4c],
+        eval_4c,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig5a",
+        "hybrid services: TCP does better for short flows (gap grows with flow size)",
+        "mean ratio at 1 MB ÷ at 32 KB ≥ 1.25; means ≥ 1",
+        [plan_5],
+        eval_5a,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig5b",
+        "128 KB: similar across low-priority loads (text; the caption says it grows)",
+        "max/min of the mean ratios over 10–40% low load in [1, 1.5]; means ≥ 1",
+        [plan_5],
+        eval_5b,
+        ("nearopt",),
+    ),
+    Figure(
+        "LPF-Fig7",
+        "TCP FCT grows as the low-priority buffer shrinks; p99 at 24 KB = 5.7× p99 at 192 KB",
+        f"p99 24 ÷ 192 KB in [{effect_band(5.7)[0]:.2f}, {effect_band(5.7)[1]:.1f}]; each "
+        "shrink step ≥ 0.9",
+        [plan_7],
+        eval_7,
+    ),
+    Figure(
+        "LPF-Fig8",
+        "U-shape: 1 ms best; 500 µs (spurious timeouts) and 5 / 10 ms (slow tail-loss "
+        "recovery) severely worse",
+        "p99 at 500 µs, 5 ms and 10 ms each ≥ 1.25 × p99 at 1 ms",
+        [plan_8],
+        eval_8,
+    ),
+    Figure(
+        "LPF-Fig9",
+        "Cubic / NewReno × SACK on / off: minimal to no impact",
+        "max/min of the four mean FCTs ≤ 1.15",
+        [plan_9],
+        eval_9,
+    ),
+    Figure(
+        "LPF-Fig10",
+        "TCP-LP and LEDBAT (target 3.2 ms) slower than TCP: up to 2.4× avg, 6.67× p99",
+        f"each mean ≥ TCP's; worst mean in [{effect_band(2.4)[0]:.2f}, "
+        f"{effect_band(2.4)[1]:.1f}]; worst p99 in [{effect_band(6.67)[0]:.2f}, "
+        f"{effect_band(6.67)[1]:.1f}]",
+        [plan_10],
+        eval_10,
+        ("ledbat", "tcp_lp"),
+    ),
+    Figure(
+        "LPF-Fig11",
+        "12 MB updates: WFQ 99:1 cuts p99.9 of small / medium low-priority flows up to 9× / "
+        "5.4× (+6% for high priority at p99.9); TCP+ up to 6× for medium at p99",
+        f"small in [{effect_band(9)[0]:.1f}, {effect_band(9)[1]:.0f}], medium in "
+        f"[{effect_band(5.4)[0]:.1f}, {effect_band(5.4)[1]:.1f}], high-priority ÷ SPQ in "
+        f"[1, 1.12]; TCP+ in [{effect_band(6)[0]:.1f}, {effect_band(6)[1]:.0f}]",
+        [plan_11],
+        eval_11,
+    ),
+]
+
+PREAMBLE = f"""\
+Normalized FCT = a statistic of TCP's low-priority FCTs ÷ the same statistic under the
+Near-Opt baseline, over flows matched on (src, dst, size, start) and completed in both runs.
+
+Choices (stated, not tuned):
+- Co-location "high" load = {HIGH:.0%} of the parameter-server link for the ML class (80% in
+  total with the 10% storage class, the total load of the paper's hybrid-services figure);
+  Fig 4a reports {", ".join(f"{x:.0%}" for x in HIGH_SWEEP)} too. Low / medium = 15% / 30%.
+- Co-location runs use ≥ 5 seeds (their seed-to-seed variance is large); the others use the
+  scale's seeds.
+- Figs 8–10 change only the low-priority class's transport (RTO_min, CC, SACK, LEDBAT /
+  TCP-LP); the high-priority incast keeps the study's TCP. LEDBAT and TCP-LP use the study's
+  TCP settings otherwise (IW 2, RTO_min 1 ms, SACK, 1 MB buffers; LPF §3 configures TCP once).
+- Near-Opt counts its own class's queue only beyond one period of the link
+  (`nearopt_own_queue = "excess"`, work-conserving; see docs/schemes.md) and re-paces at every
+  rate update.
+"""
+
+REPRO = Reproduction(
+    key="lowprio",
+    title=TITLE,
+    figures=FIGURES,
+    scales={"reduced": REDUCED, "full": FULL, "tiny": TINY},
+    preamble=PREAMBLE,
+    mechanisms={m: ("lpf_colocation", ov) for m, ov in MECHANISMS.items()},
+)
 
 
 def run_figures(
-    out_dir: Path,
-    scale: Scale,
-    figures: Sequence[str] = FIGURES,
-    *,
-    jobs: int | None = None,
-    progress: bool = False,
-    status: dict[str, str | None] | None = None,
-) -> list[Outcome]:
-    """Simulate (or load from ``out_dir/runs``) and evaluate ``figures``."""
-    runner = Runner(Path(out_dir), jobs, progress)
-    rp = Repro(runner, scale, status if status is not None else mechanism_status())
-    want = set(figures)
-    if "2a" in want:
-        rp.plan_2a()
-    if "2b" in want:
-        rp.plan_2b()
-    if "3a" in want:
-        rp.plan_3a()
-    if want & {"3b", "3c"}:
-        rp.plan_3bc("3b", "websearch")
-    if "3c" in want:
-        rp.plan_3bc("3c", "datamining_vl2")
-    if want & {"4a", "4b", "4c"}:
-        rp.plan_4()
-    if want & {"5a", "5b"}:
-        rp.plan_5()
-    if want & {"7", "8", "9", "10", "11"}:
-        rp.plan_7to11()
-    runner.run()
-    # second phase: Near-Opt replays of the one-workload use cases
-    if "3a" in want:
-        rp.plan2_3a()
-    if want & {"3b", "3c"}:
-        rp.plan2_3bc("3b")
-    if "3c" in want:
-        rp.plan2_3bc("3c")
-    runner.run()
-    evals = {
-        "2a": rp.eval_2a,
-        "2b": rp.eval_2b,
-        "3a": rp.eval_3a,
-        "3b": rp.eval_3b,
-        "3c": rp.eval_3c,
-        "4a": rp.eval_4a,
-        "4b": rp.eval_4b,
-        "4c": rp.eval_4c,
-        "5a": rp.eval_5a,
-        "5b": rp.eval_5b,
-        "7": rp.eval_7,
-        "8": rp.eval_8,
-        "9": rp.eval_9,
-        "10": rp.eval_10,
-        "11": rp.eval_11,
-    }
-    return [evals[f]() for f in FIGURES if f in want]
+    out_dir: Any, scale: Scale, figures: Sequence[str] | None = None, **kw: Any
+) -> list[Finding]:
+    """Evaluates ``figures`` (ids like "LPF-Fig8", or "8"); all by default."""
+    ids = (
+        None if figures is None else [f if f.startswith("LPF-") else f"LPF-Fig{f}" for f in figures]
+    )
+    return REPRO.run(out_dir, scale, ids, **kw)
 
 
-def write_report(out_dir: Path, outcomes: Sequence[Outcome], scale_name: str) -> Path:
-    """``report.md`` + ``report.csv`` + one PNG per plotted figure (written atomically)."""
-    from .. import plots
-
-    out_dir = Path(out_dir)
-    figdir = out_dir / "figures"
-    figdir.mkdir(parents=True, exist_ok=True)
-    plt = plots._plt()
-    for o in outcomes:
-        if o.plot is None:
-            continue
-        fig, ax = plt.subplots(figsize=(6, 4))
-        o.plot(ax)
-        ax.set_title(o.figure)
-        fig.tight_layout()
-        plots.save(fig, figdir / f"{o.figure}.png")
-        plt.close(fig)
-    lines = [
-        f"# {TITLE}",
-        "",
-        f"Scale: {scale_name}. Normalized FCT = TCP FCT ÷ Near-Opt FCT of low-priority flows "
-        '(ratios of the statistics). "holds" = the paper\'s qualitative finding is reproduced.',
-        "",
-        "| figure | paper | ours | holds | note |",
-        "|---|---|---|---|---|",
-    ]
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
-    for o in outcomes:
-        lines.append(
-            f"| {o.figure} | {esc(o.paper)} | {esc(o.ours)} | {o.verdict} | {esc(o.note)} |"
-        )
-    lines.append("")
-    text = "\n".join(lines)
-    path = out_dir / "report.md"
-    tmp = path.with_name(f".report.md.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    pd.DataFrame(
-        [
-            {
-                "figure": o.figure,
-                "paper": o.paper,
-                "ours": o.ours,
-                "holds": o.verdict,
-                "note": o.note,
-            }
-            for o in outcomes
-        ]
-    ).to_csv(out_dir / "report.csv", index=False)
-    return path
+def mechanism_status() -> dict[str, str | None]:
+    return REPRO.mechanism_status()
 
 
-def reproduce(out_dir: Path, *, full: bool, jobs: int | None, progress: bool) -> None:
-    scale = FULL if full else REDUCED
-    outcomes = run_figures(Path(out_dir), scale, jobs=jobs, progress=progress)
-    write_report(Path(out_dir), outcomes, "full (paper)" if full else "reduced")
+def reproduce(
+    out_dir: Any, *, full: bool = False, jobs: int | None = None, progress: bool = True
+) -> list[Finding]:
+    return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
+
+
+__all__ = ["HOLDS", "NO", "REPRO", "TITLE", "mechanism_status", "reproduce", "run_figures"]

@@ -5,6 +5,7 @@ use super::classes::*;
 use super::resources::{self, Budget};
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
 use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
+use crate::sim::nearopt::OwnQueue;
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
@@ -434,6 +435,11 @@ impl Scenario {
                         .unwrap_or(d)
                         .max(dcnsim_engine::NS);
                     sim.nearopt.min_rate = t.nearopt_min_rate.0 as f64 / 8.0;
+                    sim.nearopt.own_queue = match t.nearopt_own_queue {
+                        NearOptOwnQueue::Excess => OwnQueue::Excess,
+                        NearOptOwnQueue::Full => OwnQueue::Full,
+                        NearOptOwnQueue::Ignore => OwnQueue::Ignore,
+                    };
                 }
             }
             if t.cqcn && t.cqcn_probe.0 < 64 {

@@ -3,7 +3,9 @@
 use crate::units::{Bw, Bytes, Dur};
 use serde::{Deserialize, Serialize};
 
-pub use super::transport::{CcName, NearOptLoss, RtoModeName, TransportConfig, TransportKindName};
+pub use super::transport::{
+    CcName, NearOptLoss, NearOptOwnQueue, RtoModeName, TransportConfig, TransportKindName,
+};
 
 /// Flow sizes: exactly one of `fixed`, `uniform`, `cdf` (a built-in name), `cdf_file`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

@@ -162,6 +162,16 @@ pub enum NearOptLoss {
     Immediate,
 }
 
+/// How Near-Opt counts a class's own queue (`sim::nearopt::OwnQueue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NearOptOwnQueue {
+    #[default]
+    Excess,
+    Full,
+    Ignore,
+}
+
 /// One row of the key table: what docs/scenario.md and docs/tcp.md say about a key.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyDoc {
@@ -355,6 +365,11 @@ transport_keys! {
     /// when Near-Opt learns of a drop: `timeout` (at its retransmission timeout, the paper's
     /// description) or `immediate` (at the drop)
     nearopt_loss: NearOptLoss = val(NearOptLoss::Timeout), "`timeout`, `immediate`", "", "";
+    /// how Near-Opt's rate counts its own class's queue: `excess` (only beyond one period of
+    /// the link: work-conserving), `full` (the paper's printed equation), `ignore` (its
+    /// prose); see docs/schemes.md
+    nearopt_own_queue: NearOptOwnQueue = val(NearOptOwnQueue::Excess),
+        "`excess`, `full`, `ignore`", "", "LPF §3";
     /// model SYN / SYN-ACK before data and a FIN after it (the FCT is still measured from the
     /// flow's start)
     handshake: bool = val(false), "bool", "", "";

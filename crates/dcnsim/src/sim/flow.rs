@@ -286,7 +286,7 @@ impl Flows {
     }
     pub(super) fn set_nearopt_rate(&mut self, f: u32, r: f64) {
         if let Some(Tx::NearOpt(t)) = self.state[f as usize].as_mut().map(|s| &mut s.tx) {
-            t.rate = r;
+            t.set_rate(r);
         }
     }
 }

@@ -6,12 +6,24 @@
 //! - **Rate information.** Every period T (the link delay by default: "We choose T as the link
 //!   delay instead of RTT to minimize this error"), for each link ℓ and priority class i
 //!
-//!   r_i^ℓ = ( R − Σ_{c<i} B_c/T − Σ_{c≤i} Q_c/T ) / |F_i^ℓ|
+//!   r_i^ℓ = ( R − Σ_{c<i} B_c/T − Σ_{c<i} Q_c/T − own_i/T ) / |F_i^ℓ|
 //!
 //!   with R the link rate, B_c the bytes of class c the link sent in the previous round, Q_c
 //!   the current queue of class c and |F_i^ℓ| the active Near-Opt flows of class i on ℓ. A
 //!   flow sends at the minimum over its path (clamped at `min_rate`, 0 by default: a flow with
 //!   no rate pauses). Rates are in wire bytes per second.
+//!
+//!   The class's own queue term `own_i` is where the paper's printed equation (Σ_{c≤i} Q_c)
+//!   and its prose ("discounts the high priority load", only higher classes) disagree. The
+//!   printed form is not work-conserving: with T = 25 µs at 10 Gb/s, 31 KB of own queue
+//!   zeroes the rate while the link could still send, and paced flows alone on a link used
+//!   82–95% of it. An upper-bound baseline must not leave the link idle, so the default
+//!   (`OwnQueue::Excess`) counts only the own queue beyond one period's worth of the link
+//!   (R·T): that much keeps the link busy through the next round, and only the excess is
+//!   drained. `OwnQueue::Full` is the printed equation, `OwnQueue::Ignore` the prose alone.
+//! - **Pacing.** A packet sent at a small rate sets the next send far ahead; every rate update
+//!   re-paces from the last send at the new rate, so a rate raised from ~0 to R takes effect
+//!   within one period instead of after the stale gap.
 //! - **Loss information.** On a retransmission timeout the sender consults the simulator's
 //!   record of what really happened: it retransmits only segments that were truly lost (no
 //!   copy in flight, not received) and otherwise re-arms the timer, so it never retransmits
@@ -37,6 +49,8 @@ pub struct NearOptSender {
     pub rate: f64,
     /// Earliest time the next segment may leave.
     next_tx: Time,
+    /// Time and wire bytes of the last segment sent (re-pacing on a rate update).
+    last_tx: Option<(Time, u64)>,
     /// Segments found truly lost, waiting to be resent.
     retx: VecDeque<u64>,
     rto: RtoEstimator,
@@ -55,6 +69,7 @@ impl NearOptSender {
             snd_nxt: 0,
             rate: 0.0,
             next_tx: 0,
+            last_tx: None,
             retx: VecDeque::new(),
             rto: RtoEstimator::new(cfg),
             timer: None,
@@ -80,6 +95,22 @@ impl NearOptSender {
     }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.timer
+    }
+
+    /// Sets the oracle's rate and re-paces: the next segment may leave one wire-packet time
+    /// at the new rate after the last one (mechanisms §4.12 RI; without this a packet sent at
+    /// a tiny rate would hold the flow back long after the rate recovered).
+    pub fn set_rate(&mut self, rate: f64) {
+        self.rate = rate;
+        if rate > 0.0 {
+            if let Some((t, wire)) = self.last_tx {
+                self.next_tx = t + Self::gap(wire, rate);
+            }
+        }
+    }
+
+    fn gap(wire: u64, rate: f64) -> Time {
+        ((wire as f64 * SEC as f64) / rate).ceil() as Time
     }
 
     /// Whether the sender has something to send (rate permitting).
@@ -116,7 +147,8 @@ impl NearOptSender {
         });
         self.data_pkts += 1;
         let wire = len as u64 + self.overhead;
-        self.next_tx = now + ((wire as f64 * SEC as f64) / self.rate).ceil() as Time;
+        self.next_tx = now + Self::gap(wire, self.rate);
+        self.last_tx = Some((now, wire));
         if self.timer.is_none() {
             self.timer = Some(now + self.rto.rto());
         }
@@ -161,6 +193,18 @@ impl NearOptSender {
     }
 }
 
+/// How the oracle counts a class's own queue (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OwnQueue {
+    /// Only the own queue beyond R·T (one period of the link): work-conserving.
+    #[default]
+    Excess,
+    /// The printed equation: all of it (Σ_{c≤i} Q_c/T).
+    Full,
+    /// The prose: none of it (only higher-priority load is discounted).
+    Ignore,
+}
+
 /// Per-link state of the rate oracle.
 #[derive(Clone, Copy, Default)]
 struct LinkState {
@@ -176,6 +220,7 @@ struct LinkState {
 pub struct NearOptOracle {
     pub period: Time,
     pub min_rate: f64,
+    pub own_queue: OwnQueue,
     links: Vec<LinkState>,
     /// Ports with at least one active Near-Opt flow.
     ports: Vec<u32>,
@@ -228,21 +273,26 @@ impl Sim {
             let nq = self.profiles[port.profile as usize].nq as usize;
             let link_bps = port.clock.rate().0 as f64 / 8.0;
             let l = &mut self.nearopt.links[p as usize];
-            let mut higher_sent = 0.0; // Σ_{c<i} B_c / T
-            let mut queued = 0.0; // Σ_{c≤i} Q_c / T
+            let own_queue = self.nearopt.own_queue;
+            let mut higher = 0.0; // Σ_{c<i} (B_c + Q_c) / T: the higher-priority load
             for c in 0..nq {
                 let out = port.stats[c].bytes_out;
                 let b = (out - l.last_out[c]) as f64 / t;
                 l.last_out[c] = out;
-                queued += port.q[c].bytes as f64 / t;
+                let q = port.q[c].bytes as f64;
+                let own = match own_queue {
+                    OwnQueue::Excess => (q - link_bps * t).max(0.0),
+                    OwnQueue::Full => q,
+                    OwnQueue::Ignore => 0.0,
+                } / t;
                 let n = l.nflows[c];
-                // LPF §3: r_i = (R − Σ_{c<i} B_c/T − Σ_{c≤i} Q_c/T) / |F_i|, clamped at 0.
+                // LPF §3: r_i = (R − Σ_{c<i} (B_c + Q_c)/T − own_i/T) / |F_i|, clamped at 0.
                 l.rate[c] = if n > 0 {
-                    ((link_bps - higher_sent - queued) / n as f64).max(0.0)
+                    ((link_bps - higher - own) / n as f64).max(0.0)
                 } else {
                     0.0
                 };
-                higher_sent += b;
+                higher += b + q / t;
             }
             if l.nflows.iter().all(|&n| n == 0) {
                 l.active = false;
@@ -273,5 +323,41 @@ impl Sim {
         } else {
             self.nearopt.ticking = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dcnsim_engine::US;
+
+    /// A rate raised from ~0 to R takes effect within one period: the packet sent at the tiny
+    /// rate does not hold the flow back once the oracle raises it.
+    #[test]
+    fn a_raised_rate_takes_effect_within_one_period() {
+        let cfg = TcpConfig::default();
+        let mut s = NearOptSender::new(&cfg, 1_000_000, 78);
+        let mut out = Vec::new();
+        s.set_rate(1e3); // ~0: one packet per 1.5 s
+        assert!(s.poll(0, &mut out));
+        assert!(s.next_send().unwrap() > SEC);
+        let period = 25 * US;
+        let r = 10e9 / 8.0;
+        s.set_rate(r);
+        let next = s.next_send().unwrap();
+        assert!(next <= period, "next send at {next} ps, period {period} ps");
+        // and the flow then runs at R: 10 packets in 10 wire-packet times
+        let mut now = next;
+        for _ in 0..10 {
+            now = now.max(s.next_send().unwrap());
+            assert!(s.poll(now, &mut out));
+        }
+        let gap = NearOptSender::gap(cfg.mss as u64 + 78, r);
+        assert!(now <= next + 9 * gap, "{now} vs {}", next + 9 * gap);
+        // A lowered rate re-paces later, a zero rate pauses.
+        s.set_rate(r / 100.0);
+        assert!(s.next_send().unwrap() >= now + 99 * gap);
+        s.set_rate(0.0);
+        assert_eq!(s.next_send(), None);
     }
 }

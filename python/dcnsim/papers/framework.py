@@ -1,0 +1,564 @@
+"""The reproduction framework every paper module uses.
+
+A paper module holds only its presets and its figure definitions::
+
+    REPRO = Reproduction(title=..., scales={"reduced": ..., "full": ...}, figures=[...])
+    reproduce = REPRO.reproduce
+
+A :class:`Figure` names the paper's claim and numbers, plans the runs it needs (one or more
+phases: a later phase may read an earlier phase's results, e.g. to replay its flows) and
+evaluates them into a :class:`Finding`: the statistic with its confidence interval, the
+verdict and a plot in the paper's form. One :class:`Pool` runs every figure's runs together
+through the sweep cache (``out_dir/runs/<hash>``: runs shared by figures are simulated once,
+and a rerun only simulates what is missing).
+
+Verdicts (:func:`band`, :func:`all_of`) are three-valued: ``holds`` when the whole confidence
+interval of the statistic lies inside the band the claim allows, ``no`` when it lies wholly
+outside, ``inconclusive`` when it straddles an edge. Intervals come from a cluster bootstrap
+(:func:`bootstrap`): seeds are resampled with replacement, then flows within each chosen seed,
+so both seed-to-seed and flow-to-flow variation widen the interval.
+
+Magnitude tolerance (:func:`effect_band`): a quoted effect g (a ratio, "1.6×") holds if ours
+is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL, 1 + (g−1)·TOL].
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import config
+from ..results import Results
+from ..results import load as load_results
+from ..sweep import SweepRun, execute
+
+#: Factor on a quoted effect's excess over 1 that still counts as the paper's magnitude.
+TOL = 2.0
+#: Bootstrap replicates and confidence level of every interval.
+BOOT = 200
+LEVEL = 0.95
+
+HOLDS, NO, INCONCLUSIVE, NA = "holds", "no", "inconclusive", "n/a"
+
+
+# ---------------------------------------------------------------------------------------------
+# intervals and verdicts
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic (on all seeds pooled) and its bootstrap confidence interval."""
+
+    est: float
+    lo: float
+    hi: float
+
+    def __str__(self) -> str:
+        return f"{_g(self.est)} [{_g(self.lo)}, {_g(self.hi)}]"
+
+    def scaled(self, k: float) -> Interval:
+        return Interval(self.est * k, self.lo * k, self.hi * k)
+
+
+def _g(x: float) -> str:
+    if x is None or not np.isfinite(x):
+        return "nan" if x is None or np.isnan(x) else ("inf" if x > 0 else "-inf")
+    a = abs(x)
+    return f"{x:.3g}" if a >= 0.01 or a == 0 else f"{x:.2e}"
+
+
+def _resample(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+    out = []
+    for seeds in groups:
+        pick = rng.integers(0, len(seeds), len(seeds))
+        parts = []
+        for i in pick:
+            a = seeds[i]
+            parts.append(a[rng.integers(0, len(a), len(a))] if len(a) else a)
+        out.append(np.concatenate(parts) if parts else np.empty(0))
+    return out
+
+
+def bootstrap(
+    stat: Callable[..., float],
+    *groups: Sequence[np.ndarray],
+    n: int = BOOT,
+    level: float = LEVEL,
+    seed: int = 0,
+) -> Interval:
+    """``stat(*arrays)`` on the pooled data and its cluster-bootstrap interval.
+
+    Each group is one configuration's per-seed arrays (rows may be tuples: pass 2-D arrays
+    for paired data such as matched TCP / Near-Opt FCTs). Groups are resampled
+    independently: seeds with replacement, then rows within each seed."""
+    pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
+    if any(len(p) == 0 for p in pooled):
+        return Interval(math.nan, math.nan, math.nan)
+    est = float(stat(*pooled))
+    rng = np.random.default_rng(seed)
+    reps = np.array([stat(*_resample(groups, rng)) for _ in range(n)], dtype=float)
+    reps = reps[~np.isnan(reps)]
+    if not reps.size:
+        return Interval(est, math.nan, math.nan)
+    a = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.quantile(reps, [a, 1 - a])
+    if np.isnan(lo) or np.isnan(hi):  # interpolated between infinities: take the order statistic
+        lo, hi = np.quantile(reps, [a, 1 - a], method="inverted_cdf")
+    # the pooled estimate is always inside its own interval
+    return Interval(est, float(min(lo, est)), float(max(hi, est)))
+
+
+def band(iv: Interval, lo: float = -math.inf, hi: float = math.inf) -> str:
+    """``holds`` if the interval lies in [lo, hi], ``no`` if wholly outside, else
+    ``inconclusive`` (an interval that straddles an edge decides nothing)."""
+    if np.isnan(iv.est) or np.isnan(iv.lo) or np.isnan(iv.hi):
+        return INCONCLUSIVE
+    if iv.lo >= lo and iv.hi <= hi:
+        return HOLDS
+    if iv.hi < lo or iv.lo > hi:
+        return NO
+    return INCONCLUSIVE
+
+
+def effect_band(g: float, tol: float = TOL) -> tuple[float, float]:
+    """The band around a quoted effect ``g`` (> 1): its excess over 1 within a factor tol."""
+    return 1 + (g - 1) / tol, 1 + (g - 1) * tol
+
+
+def all_of(*verdicts: str) -> str:
+    """Conjunction: ``no`` if any is no, else ``inconclusive`` if any is, else ``holds``."""
+    if any(v == NO for v in verdicts):
+        return NO
+    if any(v in (INCONCLUSIVE, NA) for v in verdicts):
+        return INCONCLUSIVE
+    return HOLDS
+
+
+def exact(ok: bool) -> str:
+    """A verdict on an exact count (no sampling interval applies, e.g. a maximum)."""
+    return HOLDS if ok else NO
+
+
+# ---------------------------------------------------------------------------------------------
+# runs
+
+
+@dataclass(frozen=True)
+class Scale:
+    """One scale of a reproduction: seeds and paper-specific run lengths."""
+
+    name: str
+    seeds: tuple[int, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, k: str) -> Any:
+        try:
+            return self.params[k]
+        except KeyError:
+            raise AttributeError(k) from None
+
+
+class Pool:
+    """Every run of a reproduction: ``add`` during planning, ``run`` executes the missing
+    ones in parallel through the sweep cache, ``get`` loads a result by key."""
+
+    def __init__(self, out_dir: Path, jobs: int | None, progress: bool) -> None:
+        self.out_dir = Path(out_dir)
+        self.jobs = jobs
+        self.progress = progress
+        self.pending: dict[Hashable, SweepRun] = {}
+        self.done: dict[Hashable, SweepRun] = {}
+        self._cache: dict[str, Results] = {}
+
+    def add(self, key: Hashable, base: Any, overrides: Mapping[str, Any], seed: int) -> None:
+        if key in self.pending or key in self.done:
+            return
+        prep = config.prepare(base, seed=seed, overrides=dict(overrides))
+        self.pending[key] = SweepRun(len(self.pending), {"key": repr(key)}, seed, prep)
+
+    def run(self) -> None:
+        runs = list({r.hash: r for r in self.pending.values()}.values())
+        if runs:
+            _, failures = execute(runs, self.out_dir, jobs=self.jobs, progress=self.progress)
+            if failures:
+                r, e = failures[0]
+                raise RuntimeError(f"{len(failures)} runs failed; first {r.params}: {e}")
+        self.done.update(self.pending)
+        self.pending.clear()
+
+    def get(self, key: Hashable) -> Results:
+        h = self.done[key].hash
+        if h not in self._cache:
+            self._cache[h] = load_results(self.out_dir / "runs" / h)
+        return self._cache[h]
+
+    def seed_of(self, key: Hashable) -> int:
+        return self.done[key].seed
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
+
+
+@dataclass
+class Finding:
+    """One figure's outcome."""
+
+    figure: str
+    claim: str
+    rule: str
+    verdict: str = NA
+    ours: str = ""
+    note: str = ""
+    #: named statistics with their intervals (report.csv gets one column per name)
+    stats: dict[str, Interval] = field(default_factory=dict)
+    plot: Callable[[Any], None] | None = field(default=None, repr=False)
+    #: per point: label, seeds, simulated seconds, flows counted
+    points: list[dict[str, Any]] = field(default_factory=list)
+    counted: bool = True
+
+    def judge(self, **parts: str) -> None:
+        """Sets the verdict to the conjunction of named parts of the rule and notes which
+        parts did not hold (so every miss says where it missed)."""
+        self.verdict = all_of(*parts.values())
+        bad = {
+            v: [k.replace("__", " ").replace("_", " ") for k, x in parts.items() if x == v]
+            for v in (NO, INCONCLUSIVE, NA)
+        }
+        msg = "; ".join(f"{v}: {', '.join(ks)}" for v, ks in bad.items() if ks)
+        if msg:
+            self.note = (f"[{msg}] " + self.note).strip()
+
+
+class Ctx:
+    """What a figure's plan and evaluate functions see: the pool, the scale, mechanism status,
+    and a record of which runs each figure used (for the per-point table)."""
+
+    def __init__(self, pool: Pool, scale: Scale, status: Mapping[str, str | None]) -> None:
+        self.pool = pool
+        self.scale = scale
+        self.status = status
+        self.points: list[dict[str, Any]] = []
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return self.scale.seeds
+
+    def add(self, key: Hashable, base: Any, overrides: Mapping[str, Any], seed: int) -> None:
+        self.pool.add(key, base, overrides, seed)
+
+    def get(self, key: Hashable) -> Results:
+        return self.pool.get(key)
+
+    def seeds_of(self, *key: Any) -> list[Results]:
+        """The runs ``(*key, seed)`` for every seed of the scale."""
+        return [self.pool.get((*key, s)) for s in self.seeds]
+
+    def point(self, label: str, runs: Sequence[Results], flows: int) -> None:
+        """Records one evaluated point: its seeds, simulated duration and flows counted."""
+        durs = sorted({str(r.scenario.get("run", {}).get("duration", "?")) for r in runs})
+        seeds = sorted({int(r.meta.get("seed", -1)) for r in runs})
+        self.points.append(
+            {"point": label, "seeds": seeds, "duration_s": durs, "flows": int(flows)}
+        )
+
+    def missing(self, *mechs: str) -> str | None:
+        why = [f"{m}: {self.status[m]}" for m in mechs if self.status.get(m)]
+        return "; ".join(why) if why else None
+
+
+@dataclass
+class Figure:
+    """A figure (or finding) of the paper: claim, runs, statistic and verdict rule.
+
+    ``plan`` is a sequence of phase functions (phase k may read the results of phase k−1);
+    ``evaluate`` returns the Finding. ``needs`` names mechanisms (see
+    ``Reproduction.mechanisms``) without which the figure is reported "not available"."""
+
+    id: str
+    claim: str
+    rule: str
+    plan: Sequence[Callable[[Ctx], None]]
+    evaluate: Callable[[Ctx, Finding], None]
+    needs: tuple[str, ...] = ()
+    #: False for reported variants that are not one of the paper's findings
+    counted: bool = True
+
+
+@dataclass
+class Reproduction:
+    """A paper's reproduction: its figures, scales and report text."""
+
+    key: str
+    title: str
+    figures: Sequence[Figure]
+    scales: Mapping[str, Scale]
+    preamble: str = ""
+    #: mechanism → overrides of a preset that validate iff the core accepts it
+    mechanisms: Mapping[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+
+    def mechanism_status(self) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for m, (preset, ov) in self.mechanisms.items():
+            try:
+                config.prepare(preset, overrides=dict(ov))
+                out[m] = None
+            except Exception as e:  # ConfigError or the core missing
+                out[m] = str(e).split(", expected one of")[0]
+        return out
+
+    def figure(self, fid: str) -> Figure:
+        for f in self.figures:
+            if f.id == fid:
+                return f
+        raise KeyError(f"{self.key}: no figure {fid!r}")
+
+    def run(
+        self,
+        out_dir: Path,
+        scale: Scale | str,
+        figures: Iterable[str] | None = None,
+        *,
+        jobs: int | None = None,
+        progress: bool = False,
+        status: Mapping[str, str | None] | None = None,
+    ) -> list[Finding]:
+        """Simulates (or loads from ``out_dir/runs``) and evaluates ``figures`` (all by
+        default), in the registry's order."""
+        sc = self.scales[scale] if isinstance(scale, str) else scale
+        st = dict(status) if status is not None else self.mechanism_status()
+        want = set(figures) if figures is not None else None
+        figs = [f for f in self.figures if want is None or f.id in want]
+        if want is not None and (unknown := want - {f.id for f in self.figures}):
+            raise KeyError(f"{self.key}: unknown figures {sorted(unknown)}")
+        pool = Pool(Path(out_dir), jobs, progress)
+        ctx = Ctx(pool, sc, st)
+        live = [f for f in figs if not ctx.missing(*f.needs)]
+        for phase in range(max((len(f.plan) for f in live), default=0)):
+            for f in live:
+                if phase < len(f.plan):
+                    f.plan[phase](ctx)
+            pool.run()
+        out = []
+        for f in figs:
+            fd = Finding(f.id, f.claim, f.rule, counted=f.counted)
+            if why := ctx.missing(*f.needs):
+                fd.ours = f"not available: {why}"
+            else:
+                ctx.points = []
+                f.evaluate(ctx, fd)
+                fd.points = ctx.points
+            out.append(fd)
+        return out
+
+    def write_report(
+        self, out_dir: Path, findings: Sequence[Finding], scale: Scale, elapsed: float | None
+    ) -> Path:
+        return write_report(self, Path(out_dir), findings, scale, elapsed)
+
+    def reproduce(
+        self, out_dir: Path, *, full: bool = False, jobs: int | None = None, progress: bool = True
+    ) -> list[Finding]:
+        """``dcnsim reproduce``: every figure at the reduced or full scale, then the report."""
+        import shutil
+
+        out = Path(out_dir)
+        existed = out.exists()
+        t0 = time.monotonic()
+        sc = self.scales["full" if full else "reduced"]
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            fs = self.run(out, sc, jobs=jobs, progress=progress)
+            self.write_report(out, fs, sc, time.monotonic() - t0)
+        except BaseException:
+            if not existed:
+                shutil.rmtree(out, ignore_errors=True)
+            raise
+        return fs
+
+
+# ---------------------------------------------------------------------------------------------
+# report and plots
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _esc(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def verdict_table(findings: Sequence[Finding]) -> str:
+    lines = [
+        "| figure | paper | rule | ours | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for f in findings:
+        lines.append(
+            f"| {f.figure} | {_esc(f.claim)} | {_esc(f.rule)} | {_esc(f.ours)} | {f.verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def write_report(
+    repro: Reproduction,
+    out_dir: Path,
+    findings: Sequence[Finding],
+    scale: Scale,
+    elapsed: float | None = None,
+) -> Path:
+    """``report.md`` (verdict table, notes, per-point seeds / durations / flow counts),
+    ``report.csv`` (one row per finding, one column per statistic) and one PNG per figure."""
+    from .. import plots
+
+    figdir = out_dir / "figures"
+    figdir.mkdir(parents=True, exist_ok=True)
+    plt = plots._plt()
+    for f in findings:
+        if f.plot is None:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4))
+        f.plot(ax)
+        ax.set_title(f.figure)
+        fig.tight_layout()
+        plots.save(fig, figdir / f"{f.figure}.png")
+        plt.close(fig)
+    counted = [f for f in findings if f.counted]
+    counts = {v: sum(f.verdict == v for f in counted) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
+    lines = [
+        f"# {repro.title}",
+        "",
+        f"Scale: {scale.name}, seeds {list(scale.seeds)}. "
+        f"{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
+        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available"
+        + (
+            f" ({len(findings) - len(counted)} reported variants not counted)."
+            if len(counted) < len(findings)
+            else "."
+        ),
+        "",
+        "Verdicts: `holds` when the whole 95% cluster-bootstrap interval (seeds, then flows "
+        "within a seed, resampled) of the statistic lies in the band the rule states, `no` "
+        "when it lies wholly outside, `inconclusive` when it straddles an edge. A quoted "
+        f"effect g counts as reproduced within [1 + (g−1)/{TOL:g}, 1 + (g−1)·{TOL:g}]. "
+        "Values are `estimate [low, high]`.",
+        "",
+        repro.preamble.strip(),
+        "",
+        "## Findings",
+        "",
+        verdict_table(findings),
+        "",
+        "## Notes on findings that do not hold",
+        "",
+    ]
+    for f in findings:
+        if f.verdict != HOLDS and f.note:
+            lines.append(f"- **{f.figure}** ({f.verdict}): {f.note}")
+    lines += ["", "## Points (seeds, simulated seconds, flows counted)", ""]
+    for f in findings:
+        if not f.points:
+            continue
+        lines.append(f"### {f.figure}")
+        lines.append("")
+        lines.append("| point | seeds | duration | flows |")
+        lines.append("|---|---|---|---|")
+        for p in f.points:
+            d = ", ".join(p["duration_s"])
+            lines.append(f"| {_esc(p['point'])} | {p['seeds']} | {d} | {p['flows']} |")
+        lines.append("")
+    if elapsed is not None:
+        lines.append(f"Wall time: {elapsed:.0f} s")
+    path = out_dir / "report.md"
+    _atomic(path, "\n".join(lines) + "\n")
+    rows = []
+    for f in findings:
+        row: dict[str, Any] = {
+            "figure": f.figure,
+            "claim": f.claim,
+            "rule": f.rule,
+            "ours": f.ours,
+            "verdict": f.verdict,
+            "note": f.note,
+        }
+        for k, iv in f.stats.items():
+            row[f"{k}"] = iv.est
+            row[f"{k}_lo"] = iv.lo
+            row[f"{k}_hi"] = iv.hi
+        rows.append(row)
+    tmp = out_dir / f".report.csv.tmp-{os.getpid()}"
+    pd.DataFrame(rows).to_csv(tmp, index=False)
+    os.replace(tmp, out_dir / "report.csv")
+    return path
+
+
+def bars(
+    ax: Any,
+    xs: Sequence[str],
+    series: Mapping[str, Sequence[Interval]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    ref: float | None = None,
+) -> None:
+    """Grouped bars with interval whiskers: one group per x value, one bar per series."""
+    x = np.arange(len(xs))
+    w = 0.8 / max(1, len(series))
+    for i, (name, ivs) in enumerate(series.items()):
+        est = np.array([iv.est for iv in ivs], dtype=float)
+        err = np.array(
+            [[max(0.0, iv.est - iv.lo) for iv in ivs], [max(0.0, iv.hi - iv.est) for iv in ivs]]
+        )
+        err = np.nan_to_num(err)
+        ax.bar(x + (i - (len(series) - 1) / 2) * w, est, w, yerr=err, capsize=2, label=name)
+    if ref is not None:
+        ax.axhline(ref, color="k", lw=0.8)
+    ax.set_xticks(x, list(xs))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+
+
+def lines(
+    ax: Any,
+    xs: Sequence[float],
+    series: Mapping[str, Sequence[Interval]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    ref: float | None = None,
+) -> None:
+    """Lines with interval bands over a numeric x axis."""
+    for name, ivs in series.items():
+        est = np.array([iv.est for iv in ivs], dtype=float)
+        lo = np.array([iv.lo for iv in ivs], dtype=float)
+        hi = np.array([iv.hi for iv in ivs], dtype=float)
+        (ln,) = ax.plot(xs, est, marker="o", label=name)
+        ax.fill_between(xs, lo, hi, alpha=0.2, color=ln.get_color())
+    if ref is not None:
+        ax.axhline(ref, color="k", lw=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def per_seed(frames: Iterable[pd.DataFrame], cols: str | Sequence[str]) -> list[np.ndarray]:
+    """Per-seed arrays of one column (1-D) or several (2-D rows) for :func:`bootstrap`."""
+    out = []
+    for f in frames:
+        a = f[cols].to_numpy(dtype=float)
+        out.append(a)
+    return out
