@@ -33,8 +33,8 @@ fn largest_burst(h: &Harness, from: Time, to: Time) -> usize {
 }
 
 /// RFC 6937: with PRR the recovery spreads its sends over the ACKs (at most DeliveredData
-/// + 1 MSS per ACK under the slow-start bound) and ends with the flight at ssthresh, so
-/// nothing bursts when recovery ends; without PRR, RFC 6675 holds every send until pipe
+/// plus one MSS per ACK under the slow-start bound) and ends with the flight at ssthresh,
+/// so nothing bursts when recovery ends; without PRR, RFC 6675 holds every send until pipe
 /// falls below the halved cwnd.
 #[test]
 fn prr_spreads_the_reduction_and_ends_at_ssthresh() {

@@ -349,7 +349,7 @@ mod tests {
         let mut una = 0;
         let mut nxt = 20_000;
         let mut t = 0;
-        let mut round = |h: &mut HyStart, rtt: Time, t: &mut Time, una: &mut u64, nxt: &mut u64| {
+        let round = |h: &mut HyStart, rtt: Time, t: &mut Time, una: &mut u64, nxt: &mut u64| {
             let mut last = Verdict::Continue;
             for _ in 0..10 {
                 *t += 100 * US;

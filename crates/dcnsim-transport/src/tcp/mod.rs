@@ -21,6 +21,18 @@ pub mod sender;
 
 use dcnsim_engine::{Time, MS, SEC, US};
 
+/// When a timer of duration `d` armed at `now` fires: exactly (`tick = 0`), or on a tick
+/// boundary as Linux's `jiffies + usecs_to_jiffies(d)`: (⌊now/tick⌋ + ⌈d/tick⌉)·tick.
+#[inline]
+pub fn timer_deadline(now: Time, d: Time, tick: Time) -> Time {
+    if tick == 0 {
+        return now.saturating_add(d);
+    }
+    (now / tick)
+        .saturating_add(d.div_ceil(tick))
+        .saturating_mul(tick)
+}
+
 /// Which congestion-control algorithm a sender runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CcKind {

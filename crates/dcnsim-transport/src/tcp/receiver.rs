@@ -176,13 +176,9 @@ impl TcpReceiver {
                     self.send_ack(out);
                 } else if self.delack_deadline.is_none() {
                     // RFC 1122 §4.2.3.2: the delay must be bounded.
-                    let d = self.delack_timeout;
-                    self.delack_deadline = Some(if self.tick == 0 {
-                        now.saturating_add(d)
-                    } else {
-                        // On a tick boundary, as the sender's timers.
-                        (now / self.tick + d.div_ceil(self.tick)).saturating_mul(self.tick)
-                    });
+                    // On a tick boundary, as the sender's timers.
+                    self.delack_deadline =
+                        Some(super::timer_deadline(now, self.delack_timeout, self.tick));
                 }
             }
         }

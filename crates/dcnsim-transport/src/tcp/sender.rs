@@ -764,11 +764,7 @@ impl TcpSender {
     /// tick boundary `d` rounded up later (Linux jiffies: `jiffies + usecs_to_jiffies(d)`).
     #[inline]
     fn timer_at(&self, now: Time, d: Time) -> Time {
-        if self.tick == 0 {
-            return now.saturating_add(d);
-        }
-        let t = self.tick;
-        (now / t).saturating_add(d.div_ceil(t)).saturating_mul(t)
+        super::timer_deadline(now, d, self.tick)
     }
 
     fn sample_rtt(&mut self, now: Time, ack: &Ack) -> Option<Time> {
