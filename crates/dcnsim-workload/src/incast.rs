@@ -20,8 +20,11 @@
 //! every host), minus the receiver, minus the receiver's rack if `exclude_receiver_rack`.
 //! If exactly `fan_in` hosts are eligible they all send. Senders are listed in ascending
 //! order; each draws its own size from `bytes_per_sender` and starts at the round start
-//! plus a uniform offset in `[0, jitter)` ps (0 = synchronized). Every flow carries
-//! `tag = round number`, counted from 1 (tag 0 stays "no group").
+//! plus a uniform offset in `[0, jitter)` ps (0 = synchronized). With `flows_per_sender =
+//! m > 1` each sender opens `m` flows (separate connections) to the receiver per round, each
+//! with its own size draw and start offset (TLT §7.1: "95 senders ... Each sender creates 8
+//! flows of 8 kB"). Every flow carries `tag = round number`, counted from 1 (tag 0 stays
+//! "no group").
 
 use dcnsim_engine::{Rng, Time, SEC};
 
@@ -39,8 +42,11 @@ pub struct IncastSpec {
     pub senders: Option<Vec<u32>>,
     /// Senders per round (>= 1).
     pub fan_in: u32,
-    /// Bytes each sender sends per round.
+    /// Bytes each flow of a sender carries per round (one flow per sender unless
+    /// `flows_per_sender > 1`).
     pub bytes_per_sender: SizeDist,
+    /// Flows (connections) each sender opens per round (>= 1).
+    pub flows_per_sender: u32,
     /// First round (one-shot and periodic) or start of the Poisson round process.
     pub start: Time,
     /// Rounds every `period` until `stop`; `None` = one round (unless `load` is set).
@@ -64,6 +70,7 @@ impl IncastSpec {
             senders: None,
             fan_in,
             bytes_per_sender: SizeDist::Fixed(bytes_per_sender),
+            flows_per_sender: 1,
             start,
             period: None,
             load: None,
@@ -97,6 +104,7 @@ impl IncastSpec {
             fan_in: workers.len().min(u32::MAX as usize) as u32,
             senders: Some(workers),
             bytes_per_sender: SizeDist::Fixed(per_worker),
+            flows_per_sender: 1,
             start,
             period: Some(period),
             load: None,
@@ -175,6 +183,9 @@ pub fn incast(
     if spec.fan_in == 0 {
         return err("fan_in", "expected at least 1 sender, got 0");
     }
+    if spec.flows_per_sender == 0 {
+        return err("flows_per_sender", "expected at least 1 flow per sender, got 0");
+    }
     if spec.period.is_some() && spec.load.is_some() {
         return err("load", "expected at most one of period and load, got both");
     }
@@ -245,7 +256,9 @@ pub fn incast(
     }
 
     // Round start times.
-    let fan_in = spec.fan_in as u64;
+    let per = spec.flows_per_sender as u64;
+    // Flows per round: what the flow-count cap is checked against.
+    let fan_in = spec.fan_in as u64 * per;
     let round_bytes = fan_in as f64 * spec.bytes_per_sender.mean();
     let rounds: Vec<Time> = if let Some(p) = spec.period {
         let count = (spec.stop - spec.start).div_ceil(p);
@@ -290,7 +303,7 @@ pub fn incast(
             .collect()
     };
     let mut fixed_eligible = spec.receiver.map(eligible_for);
-    let mut flows = Vec::with_capacity(rounds.len() * spec.fan_in as usize);
+    let mut flows = Vec::with_capacity(rounds.len() * fan_in as usize);
     let mut chosen = Vec::with_capacity(spec.fan_in as usize);
     for (k, &t0) in rounds.iter().enumerate() {
         let (recv, mut own);
@@ -316,7 +329,7 @@ pub fn incast(
         chosen.clear();
         chosen.extend_from_slice(&elig[..(spec.fan_in as usize).min(m)]);
         chosen.sort_unstable();
-        for &s in &chosen {
+        for (&s, _) in chosen.iter().flat_map(|s| std::iter::repeat(s).zip(0..per)) {
             let size = spec.bytes_per_sender.sample(&mut size_rng);
             let off = if spec.jitter > 0 {
                 jit_rng.below(spec.jitter)

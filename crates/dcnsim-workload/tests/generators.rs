@@ -636,3 +636,32 @@ fn incast_validation_errors() {
     let f = incast(&s, &hosts, 1, 0).unwrap();
     assert_eq!(f.iter().map(|x| x.src).collect::<Vec<_>>(), vec![1, 2]);
 }
+
+#[test]
+fn several_flows_per_sender() {
+    // TLT §7.1: every sender opens 8 flows of 8 kB to the round's receiver.
+    let hosts = Hosts::racks(4, 4, G10);
+    let spec = IncastSpec {
+        receiver: None,
+        period: Some(MS),
+        stop: 10 * MS,
+        flows_per_sender: 8,
+        ..IncastSpec::one_shot(0, 15, 8000, 0)
+    };
+    let f = incast(&spec, &hosts, 5, 0).unwrap();
+    assert_eq!(f.len(), 10 * 15 * 8);
+    for r in f.chunks(15 * 8) {
+        let mut per_src = std::collections::BTreeMap::new();
+        for x in r {
+            assert_eq!((x.dst, x.tag, x.size), (r[0].dst, r[0].tag, 8000));
+            *per_src.entry(x.src).or_insert(0) += 1;
+        }
+        assert_eq!(per_src.len(), 15);
+        assert!(per_src.values().all(|&n| n == 8));
+    }
+    let bad = IncastSpec {
+        flows_per_sender: 0,
+        ..spec
+    };
+    assert_eq!(incast(&bad, &hosts, 5, 0).unwrap_err().path, "flows_per_sender");
+}

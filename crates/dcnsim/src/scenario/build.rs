@@ -811,6 +811,7 @@ impl Scenario {
             WorkloadConfig::Incast(IncastWl {
                 fan_in,
                 bytes_per_sender,
+                flows_per_sender,
                 receiver,
                 senders,
                 period,
@@ -830,6 +831,7 @@ impl Scenario {
                         "bytes_per_sender",
                         budget,
                     )?,
+                    flows_per_sender: *flows_per_sender,
                     start: start.map(|d| d.0).unwrap_or(0),
                     period: period.map(|d| d.0),
                     load: *load,
@@ -838,7 +840,7 @@ impl Scenario {
                     class: class as u16,
                     exclude_receiver_rack: *exclude_receiver_rack,
                 };
-                let fan = *fan_in as f64;
+                let fan = *fan_in as f64 * (*flows_per_sender).max(1) as f64;
                 let span = spec.stop.saturating_sub(spec.start) as f64;
                 let (rounds, key) = match (period, load) {
                     (Some(p), _) if p.0 > 0 => ((span / p.0 as f64).ceil(), "period"),

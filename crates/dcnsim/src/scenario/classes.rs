@@ -125,6 +125,9 @@ pub struct PoissonWl {
 pub struct IncastWl {
     pub fan_in: u32,
     pub bytes_per_sender: SizeConfig,
+    /// Flows (connections) each sender opens per round; each carries `bytes_per_sender`.
+    #[serde(default = "one_flow")]
+    pub flows_per_sender: u32,
     #[serde(default)]
     pub receiver: Option<u32>,
     #[serde(default)]
@@ -141,6 +144,10 @@ pub struct IncastWl {
     pub stop: Option<Dur>,
     #[serde(default)]
     pub exclude_receiver_rack: bool,
+}
+
+fn one_flow() -> u32 {
+    1
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
