@@ -24,6 +24,7 @@ from types import ModuleType
 PAPERS: dict[str, str] = {
     "resqueue": "dcnsim.papers.resqueue",
     "lowprio": "dcnsim.papers.lowprio",
+    "tlt": "dcnsim.papers.tlt",
 }
 
 
