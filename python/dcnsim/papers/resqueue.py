@@ -736,6 +736,11 @@ def plan_ablation(c: Ctx) -> None:
         _add(c, "resqueue", x, reserve_kb=ABLATION_KB)
 
 
+def _pct_ratio(q: float, a: list[np.ndarray], b: list[np.ndarray]) -> Interval:
+    f = _pct(q)
+    return bootstrap(lambda u, v: f(u) / f(v), a, b)
+
+
 def _rto_share(runs: Sequence[Results], n: int) -> list[np.ndarray]:
     """Per seed: 1.0 for each short flow with at least ``n`` retransmission timeouts, else 0."""
     return [(_short(r)["rto_count"].to_numpy() >= n).astype(float) for r in runs]
@@ -755,13 +760,7 @@ def eval_ablation(c: Ctx, fd: Finding) -> None:
             _record(c, f"{lab} {x:.0%}", runs)
         fp, f20, f200 = short_fct(p), short_fct(r20), short_fct(r200)
         two = bootstrap(mean, _rto_share(p, 2))
-        g = {
-            q: (
-                bootstrap(lambda u, v: _pct(QS[q])(u) / _pct(QS[q])(v), fp, f20),
-                bootstrap(lambda u, v: _pct(QS[q])(u) / _pct(QS[q])(v), fp, f200),
-            )
-            for q in QS
-        }
+        g = {q: (_pct_ratio(QS[q], fp, f20), _pct_ratio(QS[q], fp, f200)) for q in QS}
         for q in QS:
             fd.stats[f"pias_over_rq20_{q}_{x:.0%}"] = g[q][0]
             fd.stats[f"pias_over_rq200_{q}_{x:.0%}"] = g[q][1]

@@ -189,13 +189,15 @@ FULL = Scale(
     seeds=(1, 2, 3, 4, 5),
     params={
         "duration": "210ms",
-        "thresholds": (100_000, 200_000, 400_000, 700_000, 900_000, 1_200_000),
-        "loads": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
-        "fg_shares": (0.0, 0.05, 0.1, 0.15, 0.2),
+        # coarser grids than the paper's (Fig 8: 100 kB – 1.2 MB; Fig 9: 10–60%; Fig 15:
+        # 20–50%; Fig 18: 2–10) so the full scale fits in about an hour on two cores
+        "thresholds": (100_000, 400_000, 700_000, 1_000_000),
+        "loads": (0.2, 0.4, 0.6),
+        "fg_shares": (0.0, 0.05, 0.1, 0.2),
         "table1_k": (400_000, 500_000, 600_000),
         "table1_fg": (0.05, 0.1),
-        "wl_loads": (0.2, 0.3, 0.4, 0.5),
-        "degrees": (2, 4, 6, 8, 10),
+        "wl_loads": (0.2, 0.4),
+        "degrees": (2, 6, 10),
     },
 )
 #: CI subset: the Fig 5 runs only, shorter.
@@ -205,7 +207,11 @@ QUICK = Scale(
     params={**REDUCED.params, "duration": "12ms"},
 )
 
-WORKLOADS = {"web search": "websearch", "web server": "fb_webserver", "cache follower": "fb_cachefollower"}
+WORKLOADS = {
+    "web search": "websearch",
+    "web server": "fb_webserver",
+    "cache follower": "fb_cachefollower",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,6 +297,11 @@ def _ratio(sa: Any, a: list[np.ndarray], b: list[np.ndarray], sb: Any = None) ->
     """stat(a) ÷ stat(b) with its cluster-bootstrap interval."""
     sb = sb or sa
     return bootstrap(lambda u, v: sa(u) / sb(v), a, b)
+
+
+def _mean_ratio(a: list[np.ndarray], b: list[np.ndarray], zero: float = math.nan) -> Interval:
+    """mean(a) ÷ mean(b) with its interval; ``zero`` where mean(b) is 0."""
+    return bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else zero, a, b)
 
 
 def _stat(s: Any, a: list[np.ndarray]) -> Interval:
@@ -483,7 +494,7 @@ def _timeouts(c: Ctx, t: str) -> dict[str, list[np.ndarray]]:
 
 def eval_fig7_tlt(c: Ctx, fd: Finding) -> None:
     to = _timeouts(c, "dctcp")
-    r = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.nan, to["tlt"], to["base"])
+    r = _mean_ratio(to["tlt"], to["base"])
     tcp = _timeouts(c, "tcp")
     frac = _stat(lambda v: float(np.mean(v > 0)) if len(v) else math.nan, tcp["tlt"])
     fd.stats = {"dctcp_tlt_over_base_timeouts": r, "tcp_tlt_flows_with_timeout": frac}
@@ -500,7 +511,7 @@ def eval_fig7_tlt(c: Ctx, fd: Finding) -> None:
 
 def eval_fig7_200us(c: Ctx, fd: Finding) -> None:
     to = _timeouts(c, "dctcp")
-    r = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.nan, to["rto200"], to["base"])
+    r = _mean_ratio(to["rto200"], to["base"])
     fd.stats = {"dctcp_200us_over_base_timeouts": r}
     fd.ours = f"DCTCP timeouts RTO_min 200 µs ÷ baseline {r}"
     lo, hi = effect_band(3.70)
@@ -510,7 +521,7 @@ def eval_fig7_200us(c: Ctx, fd: Finding) -> None:
 
 def eval_fig7_tlp(c: Ctx, fd: Finding) -> None:
     to = _timeouts(c, "dctcp")
-    r = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.nan, to["base"], to["tlp"])
+    r = _mean_ratio(to["base"], to["tlp"])
     fd.stats = {"dctcp_base_over_tlp_timeouts": r}
     fd.ours = f"DCTCP timeouts baseline ÷ TLP {r} (paper: 52.2% remain, 1.92×)"
     lo, hi = effect_band(1 / 0.522)
@@ -552,9 +563,13 @@ def _fig7_plot(c: Ctx, what: str) -> Any:
                 to = _timeouts(c, t)
                 series[t.upper()] = [_stat(PER_1K, to[v]) for v in FIG5]
             elif what == "pause":
-                series[t.upper()] = [_stat(_mean, _per_run(_get(c, v, t), _pause_per_1k)) for v in FIG5]
+                series[t.upper()] = [
+                    _stat(_mean, _per_run(_get(c, v, t), _pause_per_1k)) for v in FIG5
+                ]
             else:
-                series[t.upper()] = [_stat(_mean, _per_run(_get(c, v, t), _paused_frac)) for v in FIG5]
+                series[t.upper()] = [
+                    _stat(_mean, _per_run(_get(c, v, t), _paused_frac)) for v in FIG5
+                ]
         ylabel = {
             "timeouts": "timeouts per 1k flows",
             "pause": "PAUSE frames per 1k flows",
@@ -577,7 +592,7 @@ def _eval_pfc_reduction(what: str, paper: dict[str, float]) -> Any:
         for t in TRANSPORTS:
             a = _per_run(_get(c, "pfc", t), f)
             b = _per_run(_get(c, "tlt_pfc", t), f)
-            r = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.inf, a, b)
+            r = _mean_ratio(a, b, math.inf)
             fd.stats[f"{t}_pfc_over_tltpfc"] = r
             g = 1 / (1 - paper[t])
             lo, hi = effect_band(g)
@@ -642,9 +657,7 @@ def eval_fig2(c: Ctx, fd: Finding) -> None:
     _record(c, "dctcp static 160 µs, fg 15%", st)
     fg = _ratio(P99, _fct(base, "foreground"), _fct(st, "foreground"))
     bg = _ratio(_mean, _fct(st, "background"), _fct(base, "background"))
-    to = bootstrap(
-        lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.inf, _rtos(st), _rtos(base)
-    )
+    to = _mean_ratio(_rtos(st), _rtos(base), math.inf)
     fd.stats = {"fg_p99_base_over_static": fg, "bg_static_over_base": bg, "timeouts_ratio": to}
     fd.ours = f"fg p99 baseline ÷ static {fg}; bg mean static ÷ baseline {bg}; timeouts ×{to}"
     a, b = effect_band(1 / (1 - 0.41))
@@ -737,7 +750,8 @@ def eval_fig11a(c: Ctx, fd: Finding) -> None:
     iv = {k: _stat(_loss_rate, _imp_frac(runs[k], "pkts")) for k in ks}
     at = iv.get(K_TCP)
     smaller = bootstrap(
-        lambda u, v: _loss_rate(u) / _loss_rate(v), _imp_frac(runs[ks[0]], "pkts"),
+        lambda u, v: _loss_rate(u) / _loss_rate(v),
+        _imp_frac(runs[ks[0]], "pkts"),
         _imp_frac(runs[K_TCP], "pkts"),
     )
     fd.stats = {"important_pkt_fraction_400k": at, "frac_kmin_over_400k": smaller}
@@ -750,8 +764,13 @@ def eval_fig11a(c: Ctx, fd: Finding) -> None:
     )
 
     def plot(ax: Any) -> None:
-        lines(ax, [k / 1e3 for k in ks], {"important packets": [iv[k] for k in ks]},
-              xlabel="colour threshold (kB)", ylabel="fraction of data packets")
+        lines(
+            ax,
+            [k / 1e3 for k in ks],
+            {"important packets": [iv[k] for k in ks]},
+            xlabel="colour threshold (kB)",
+            ylabel="fraction of data packets",
+        )
 
     fd.plot = plot
 
@@ -766,7 +785,7 @@ def eval_fig11b(c: Ctx, fd: Finding) -> None:
     a = _per_run(base, _max_queue)
     b = _per_run(tlt, _max_queue)
     mx = _stat(_mean, a).scaled(1e-6)
-    r = bootstrap(lambda u, v: _mean(u) / _mean(v), a, b)
+    r = _mean_ratio(a, b)
     fd.stats = {"dctcp_max_queue_MB": mx, "dctcp_over_tlt_max_queue": r}
     fd.ours = f"max per-port queue DCTCP {mx} MB (paper 2.18 MB), DCTCP ÷ DCTCP+TLT {r}"
     lo, hi = effect_band(1 / (1 - 0.231))
@@ -796,9 +815,7 @@ def eval_table1(c: Ctx, fd: Finding) -> None:
     fd.ours = "; ".join(rows)
     low = iv[("dctcp", fgs[0], ks[0])]
     fd.stats = {"dctcp_low": low}
-    grows = all(
-        iv[(t, fgs[-1], ks[-1])].est >= iv[(t, fgs[0], ks[0])].est for t in TRANSPORTS
-    )
+    grows = all(iv[(t, fgs[-1], ks[-1])].est >= iv[(t, fgs[0], ks[0])].est for t in TRANSPORTS)
     fd.judge(
         dctcp_400k_5pct_tiny=band(low, 0, 1e-5),
         grows_with_k_and_share=exact(grows),
@@ -833,8 +850,14 @@ def eval_fig9b(c: Ctx, fd: Finding) -> None:
     )
 
     def plot(ax: Any) -> None:
-        lines(ax, [100 * x for x in ratio], {"bg mean TLT+PFC ÷ PFC": list(ratio.values())},
-              xlabel="load (%)", ylabel="ratio", ref=1)
+        lines(
+            ax,
+            [100 * x for x in ratio],
+            {"bg mean TLT+PFC ÷ PFC": list(ratio.values())},
+            xlabel="load (%)",
+            ylabel="ratio",
+            ref=1,
+        )
 
     fd.plot = plot
 
@@ -855,15 +878,21 @@ def eval_fig10(c: Ctx, fd: Finding) -> None:
     iv = {s: _stat(_loss_rate, _imp_frac(runs[s], "bytes")) for s in sh}
     up = bootstrap(
         lambda u, v: _loss_rate(u) / _loss_rate(v),
-        _imp_frac(runs[sh[-1]], "bytes"), _imp_frac(runs[sh[0]], "bytes"),
+        _imp_frac(runs[sh[-1]], "bytes"),
+        _imp_frac(runs[sh[0]], "bytes"),
     )
     fd.stats = {"important_volume_no_fg": iv[sh[0]], "grows": up}
     fd.ours = "important bytes / wire bytes: " + ", ".join(f"fg {s:.0%} {iv[s]}" for s in sh)
     fd.judge(no_fg=band(iv[sh[0]], 0.0329 / 2, 0.0329 * 2), grows_with_share=band(up, 1.0))
 
     def plot(ax: Any) -> None:
-        lines(ax, [100 * s for s in sh], {"important volume": [iv[s] for s in sh]},
-              xlabel="foreground share (%)", ylabel="fraction of bytes")
+        lines(
+            ax,
+            [100 * s for s in sh],
+            {"important volume": [iv[s] for s in sh]},
+            xlabel="foreground share (%)",
+            ylabel="fraction of bytes",
+        )
 
     fd.plot = plot
 
@@ -889,10 +918,15 @@ def eval_fig15(c: Ctx, fd: Finding) -> None:
             for t in TRANSPORTS:
                 fg = {v: _fct(_get(c, v, t, load=x, cdf=cdf), "foreground") for v in FIG15}
                 for v in FIG15:
-                    _record(c, f"{wname} {x:.0%} {t} {VARIANT_LABEL[v]}", _get(c, v, t, load=x, cdf=cdf))
+                    _record(
+                        c, f"{wname} {x:.0%} {t} {VARIANT_LABEL[v]}", _get(c, v, t, load=x, cdf=cdf)
+                    )
                 best_other = bootstrap(
                     lambda a, b, cc, d: min(P999(a), P999(b), P999(cc)) / P999(d),
-                    fg["base"], fg["tlp"], fg["rto200"], fg["tlt"],
+                    fg["base"],
+                    fg["tlp"],
+                    fg["rto200"],
+                    fg["tlt"],
                 )
                 tag = f"{wname} {x:.0%} {t}"
                 table[tag] = {v: _stat(P999, fg[v]).scaled(1e3) for v in FIG15}
@@ -902,8 +936,13 @@ def eval_fig15(c: Ctx, fd: Finding) -> None:
     fd.judge(**parts)
 
     def plot(ax: Any) -> None:
-        bars(ax, list(table), {VARIANT_LABEL[v]: [table[k][v] for k in table] for v in FIG15},
-             xlabel="workload, load, transport", ylabel="fg p99.9 FCT (ms)")
+        bars(
+            ax,
+            list(table),
+            {VARIANT_LABEL[v]: [table[k][v] for k in table] for v in FIG15},
+            xlabel="workload, load, transport",
+            ylabel="fg p99.9 FCT (ms)",
+        )
         ax.tick_params(axis="x", labelrotation=30, labelsize=6)
 
     fd.plot = plot
@@ -928,11 +967,15 @@ def eval_fig17(c: Ctx, fd: Finding) -> None:
     cb = {m: _per_run(runs[m], lambda r: float(r.flows["clock_bytes"].sum())) for m in CLOCKING}
     pf = {m: _per_run(runs[m], lambda r: _queues_pfc(r)[0]) for m in CLOCKING}
     slow = _ratio(P99, fg["byte"], fg["adaptive"])
-    bw = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.inf, cb["mtu"], cb["adaptive"])
-    pause = bootstrap(lambda u, v: _mean(u) / _mean(v) if _mean(v) > 0 else math.inf, pf["mtu"], pf["adaptive"])
+    bw = _mean_ratio(cb["mtu"], cb["adaptive"], math.inf)
+    pause = _mean_ratio(pf["mtu"], pf["adaptive"], math.inf)
     near = _ratio(P99, fg["adaptive"], fg["mtu"])
-    fd.stats = {"fg_p99_byte_over_adaptive": slow, "clock_bytes_mtu_over_adaptive": bw,
-                "pause_mtu_over_adaptive": pause, "fg_p99_adaptive_over_mtu": near}
+    fd.stats = {
+        "fg_p99_byte_over_adaptive": slow,
+        "clock_bytes_mtu_over_adaptive": bw,
+        "pause_mtu_over_adaptive": pause,
+        "fg_p99_adaptive_over_mtu": near,
+    }
     fd.ours = (
         f"fg p99 1-byte ÷ adaptive {slow}; adaptive ÷ 1-MTU {near}; clocking bytes 1-MTU ÷ "
         f"adaptive {bw}; PAUSE frames 1-MTU ÷ adaptive {pause}"
@@ -940,8 +983,12 @@ def eval_fig17(c: Ctx, fd: Finding) -> None:
     a, b = effect_band(55)
     c1, d1 = effect_band(6.9)
     e, f = effect_band(1.25)
-    fd.judge(byte_slower=band(slow, a, b), bandwidth=band(bw, c1, d1), pause=band(pause, e, f),
-             adaptive_like_mtu=band(near, 2 / 3, 3 / 2))
+    fd.judge(
+        byte_slower=band(slow, a, b),
+        bandwidth=band(bw, c1, d1),
+        pause=band(pause, e, f),
+        adaptive_like_mtu=band(near, 2 / 3, 3 / 2),
+    )
 
 
 def plan_degree(c: Ctx) -> None:
@@ -960,17 +1007,28 @@ def eval_fig18(c: Ctx, fd: Finding) -> None:
             fg[(v, d)] = _fct(runs, "foreground")
     hi = ds[-1]
     g = _ratio(P999, fg[("base", hi)], fg[("tlt", hi)])
-    best = bootstrap(lambda a, b, t: min(P999(a), P999(b)) / P999(t),
-                     fg[("base", hi)], fg[("pfc", hi)], fg[("tlt", hi)])
+    best = bootstrap(
+        lambda a, b, t: min(P999(a), P999(b)) / P999(t),
+        fg[("base", hi)],
+        fg[("pfc", hi)],
+        fg[("tlt", hi)],
+    )
     fd.stats = {"tcp_base_over_tlt_at_max_degree": g, "best_other_over_tlt": best}
     fd.ours = f"at {hi} flows/host: TCP baseline ÷ TLT fg p99.9 {g}; best other ÷ TLT {best}"
     lo, up = effect_band(1 / (1 - 0.67))
     fd.judge(gain=band(g, lo, up), tlt_best=band(best, 1.0))
 
     def plot(ax: Any) -> None:
-        lines(ax, list(ds), {VARIANT_LABEL[v]: [_stat(P999, fg[(v, d)]).scaled(1e3) for d in ds]
-                             for v in ("base", "pfc", "tlt")},
-              xlabel="foreground flows per sender", ylabel="fg p99.9 FCT (ms)")
+        lines(
+            ax,
+            list(ds),
+            {
+                VARIANT_LABEL[v]: [_stat(P999, fg[(v, d)]).scaled(1e3) for d in ds]
+                for v in ("base", "pfc", "tlt")
+            },
+            xlabel="foreground flows per sender",
+            ylabel="fg p99.9 FCT (ms)",
+        )
 
     fd.plot = plot
 
