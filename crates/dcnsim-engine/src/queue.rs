@@ -193,6 +193,17 @@ impl<E: Packable> EventQueue<E> {
     pub fn popped(&self) -> u64 {
         self.popped
     }
+
+    /// Drops every pending event (a run that must stop, e.g. a detected PFC deadlock);
+    /// `now` stays where it is.
+    pub fn clear(&mut self) {
+        self.heads = [Entry::MAX; LANES];
+        for l in &mut self.lanes {
+            l.q.clear();
+        }
+        self.heap.clear();
+        self.len = 0;
+    }
 }
 
 #[cfg(test)]

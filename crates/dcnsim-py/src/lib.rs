@@ -109,6 +109,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     flows.set_item("deadline_s", &f.deadline_s)?;
     flows.set_item("established_s", &f.established_s)?;
     flows.set_item("fct_established_s", &f.fct_established_s)?;
+    flows.set_item("srtt_s", &f.srtt_s)?;
+    flows.set_item("rto_s", &f.rto_s)?;
     for (n, v) in [
         ("data_pkts", &f.data_pkts),
         ("retx_pkts", &f.retx_pkts),
@@ -127,6 +129,11 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("tlp_recoveries", &f.tlp_recoveries),
         ("undo_rto", &f.undo_rto),
         ("undo_fast", &f.undo_fast),
+        ("important_pkts", &f.important_pkts),
+        ("important_bytes", &f.important_bytes),
+        ("important_drops", &f.important_drops),
+        ("clock_bytes", &f.clock_bytes),
+        ("tlt_lost_segs", &f.tlt_lost_segs),
     ] {
         cols_u64(py, &flows, n, v)?;
     }
@@ -149,6 +156,13 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("drops_port", &q.drops_port),
         ("drops_shared", &q.drops_shared),
         ("drops_scheme", &q.drops_scheme),
+        ("drops_colour", &q.drops_colour),
+        ("drops_headroom", &q.drops_headroom),
+        ("green_drops", &q.green_drops),
+        ("red_drops", &q.red_drops),
+        ("pfc_pause_sent", &q.pfc_pause_sent),
+        ("pfc_resume_sent", &q.pfc_resume_sent),
+        ("pfc_pause_rx", &q.pfc_pause_rx),
         ("ecn_marks", &q.ecn_marks),
         ("max_bytes", &q.max_bytes),
         ("max_pkts", &q.max_pkts),
@@ -156,6 +170,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         cols_u64(py, &queues, n, v)?;
     }
     queues.set_item("busy_s", &q.busy_s)?;
+    queues.set_item("pfc_paused_s", &q.pfc_paused_s)?;
     queues.set_item("is_host", &q.is_host)?;
     res.set_item("queues", queues)?;
 
@@ -199,6 +214,16 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     meta.set_item("peak_packets", m.peak_packets)?;
     meta.set_item("classes", &m.classes)?;
     meta.set_item("warnings", &m.warnings)?;
+    if let Some((edges, counts)) = &m.segment_delivery {
+        let d = PyDict::new(py);
+        d.set_item("edges_s", edges)?;
+        let per = PyDict::new(py);
+        for (name, c) in m.classes.iter().zip(counts) {
+            per.set_item(name, c)?;
+        }
+        d.set_item("counts", per)?;
+        meta.set_item("segment_delivery", d)?;
+    }
     meta.set_item("end", &m.end)?;
     res.set_item("meta", meta)?;
     Ok(res.unbind())

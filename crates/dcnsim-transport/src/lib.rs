@@ -25,5 +25,5 @@ pub use tcp::rto::RtoEstimator;
 pub use tcp::sender::{SenderStats, TcpSender};
 pub use tcp::{
     Ack, CcKind, HyStartMode, Profile, RetxCause, RtoMode, RxSegment, Segment, SlowStartIncrease,
-    SsthreshBasis, TcpConfig,
+    SsthreshBasis, TcpConfig, TltClocking, TltMark,
 };

@@ -241,6 +241,7 @@ fn quickack_acknowledges_the_first_segments_at_once() {
         len: MSS as u32,
         ce: false,
         tsval: 0,
+        ..Default::default()
     };
     for i in 0..16 {
         r.on_segment(i * US, &seg(i), 0, &mut out);
@@ -293,6 +294,7 @@ fn timers_fire_only_on_tick_boundaries() {
         len: MSS as u32,
         ce: false,
         tsval: 0,
+        ..Default::default()
     };
     r.on_segment(5 * MS + 7, &seg, 0, &mut out);
     // jiffies (1) + usecs_to_jiffies(1 ms) (1) = 8 ms.

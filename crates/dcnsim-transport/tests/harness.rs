@@ -270,6 +270,7 @@ impl Harness {
                 len: g.len,
                 ce,
                 tsval: g.tsval,
+                ..Default::default()
             };
             self.push(arrive, Ev::Data(rx, arrive - g.tsval));
         }

@@ -290,6 +290,7 @@ fn receiver_survives_garbage_segments() {
                     len,
                     ce: rng.chance(0.3),
                     tsval: rng.below(now + 1),
+                    ..Default::default()
                 };
                 r.on_segment(now, &seg, rng.below(MS), &mut out);
             }

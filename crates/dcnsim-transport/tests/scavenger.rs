@@ -112,6 +112,7 @@ impl Bottleneck {
                 len: g.len,
                 ce: false,
                 tsval: g.tsval,
+                ..Default::default()
             };
             self.push(self.link_free + self.prop, Ev::Data(f, rx));
         }

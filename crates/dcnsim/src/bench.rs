@@ -6,6 +6,8 @@
 //!   K = 65 packets, 1000-packet buffer, long flows, 0.1 s simulated.
 //! - `dctcp_fattree8`: k = 8 fat tree (128 hosts, 10 Gb/s, 1 µs), a random permutation of
 //!   long DCTCP flows, K = 15 packets, 100-packet queues, one ECMP path per flow.
+//! - `tcp_incast16_shared` / `tcp_incast16_pfc`: 16 NewReno senders → 1 on one switch with a
+//!   1 MB shared buffer, 0.5 s; lossy, then lossless under PFC (the PFC on/off pair).
 
 use crate::run::{run_json, RunMeta};
 use crate::scenario::build::FsReader;
@@ -15,6 +17,8 @@ pub const NAMES: &[&str] = &[
     "fattree_openloop",
     "dctcp_incast16",
     "dctcp_fattree8",
+    "tcp_incast16_shared",
+    "tcp_incast16_pfc",
 ];
 
 /// The scenario JSON of a benchmark.
@@ -59,6 +63,20 @@ pub fn scenario(name: &str) -> Option<String> {
                     "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
                     "classes": [{{"name": "long", "transport": "dctcp", "workload": {{"kind": "flows", "list": [{}]}}}}],
                     "run": {{"duration": "100ms", "horizon": "100ms"}}}}"#,
+                flows.join(",")
+            )
+        }
+        "tcp_incast16_shared" | "tcp_incast16_pfc" => {
+            let flows: Vec<String> = (0..16).map(|h| format!(r#"{{"src": {h}, "dst": 16, "size": "10GB", "start": 0}}"#)).collect();
+            let pfc = if name.ends_with("pfc") { r#", "pfc": {}"# } else { "" };
+            format!(
+                r#"{{"name": "bench-{name}", "topology": {{"kind": "star", "hosts": 17, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+                    "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "1000000pkt",
+                                "shared_buffer": "1MB"{pfc}}},
+                    "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+                    "transports": {{"reno": {{"cc": "newreno", "rto_min": "1ms", "rto_init": "1ms"}}}},
+                    "classes": [{{"name": "long", "transport": "reno", "workload": {{"kind": "flows", "list": [{}]}}}}],
+                    "run": {{"duration": "500ms", "horizon": "500ms"}}}}"#,
                 flows.join(",")
             )
         }

@@ -46,9 +46,14 @@ pub mod flags {
     pub const RTO_RETX: u8 = 1 << 5;
     /// An ACK whose first SACK block is a D-SACK (RFC 2883).
     pub const DSACK: u8 = 1 << 6;
+    /// With `IMPORTANT`: TLT Important Clock Data / Important Clock Echo (Appendix A).
+    pub const CLOCK: u8 = 1 << 7;
 }
 
 /// Packet colour for colour-aware dropping (TLT §4; three colours on commodity chips).
+/// A switch maps DSCP to colour by ACL; only TLT's important DSCP maps to green, so every
+/// packet is red unless a TLT endpoint marks it important (§4, §6: "non-TLT packets ...
+/// classified as unimportant").
 pub mod colour {
     pub const GREEN: u8 = 0;
     pub const YELLOW: u8 = 1;
@@ -82,6 +87,9 @@ pub struct Packet {
     pub n_sack: u8,
     /// Transport payload bytes.
     pub payload: u32,
+    /// At a switch under PFC: the switch's port the packet arrived on (its ingress for
+    /// IEEE 802.1Qbb accounting); `NIL` while at the sending host.
+    pub ingress: u32,
     /// When the packet was created (one-way delay accounting).
     pub created: Time,
     /// Data: first payload byte. Ack: cumulative ACK number.
@@ -103,10 +111,11 @@ impl Packet {
             dst,
             wire,
             payload,
+            ingress: NIL,
             entropy: 0,
             kind,
             class: 0,
-            colour: colour::GREEN,
+            colour: colour::RED,
             flags: 0,
             hops: 0,
             n_sack: 0,
@@ -252,7 +261,7 @@ mod tests {
     fn packet_is_compact() {
         // keeps the arena cache-friendly; grow deliberately
         assert!(
-            std::mem::size_of::<Packet>() <= 136,
+            std::mem::size_of::<Packet>() <= 128,
             "{}",
             std::mem::size_of::<Packet>()
         );

@@ -34,7 +34,11 @@ pub struct RunMeta {
     pub peak_packets: u64,
     pub classes: Vec<String>,
     pub warnings: Vec<String>,
-    /// How the run ended: "complete", "horizon", "max_events", "idle" or "interrupted".
+    /// With `output.segment_delivery`: histogram bin edges (seconds) and counts per class
+    /// (see `sim::flow::delivery_bin`).
+    pub segment_delivery: Option<(Vec<f64>, Vec<Vec<u64>>)>,
+    /// How the run ended: "complete", "horizon", "max_events", "idle", "pfc_deadlock"
+    /// (the PFC watchdog stopped it) or "interrupted".
     pub end: String,
 }
 
@@ -79,7 +83,11 @@ pub fn run_built(
         }
         match sim.ev.peek_time() {
             None => {
-                end = "idle";
+                end = if sim.pfc.as_ref().is_some_and(|p| p.deadlock.is_some()) {
+                    "pfc_deadlock"
+                } else {
+                    "idle"
+                };
                 break;
             }
             Some(t) if t > b.horizon => {
@@ -141,6 +149,12 @@ pub fn run_built(
         peak_packets: sim.arena.capacity_used() as u64,
         classes: b.class_names.clone(),
         warnings,
+        segment_delivery: sim.flows.delivery.as_ref().map(|h| {
+            (
+                crate::sim::flow::delivery_edges(),
+                h.iter().map(|c| c.to_vec()).collect(),
+            )
+        }),
         end: end.to_string(),
     };
     RunOutput {

@@ -214,6 +214,7 @@ fn random_operation_sequences_keep_invariants() {
                 total: pool_total,
                 used: 0,
                 max_used: 0,
+                headroom: 0,
             };
             let mut p = port();
             let mut live = 0u64;

@@ -106,6 +106,33 @@ pub enum RetxCause {
     Probe,
 }
 
+/// TLT marks (Lim et al., EuroSys 2021, §5.1 and Alg. 1). On a data segment: Important
+/// Data / Important Clock Data; on an ACK: Important Echo / Important Clock Echo. The
+/// simulator colours marked packets green and the other data of a TLT flow red (§4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TltMark {
+    /// Unimportant.
+    #[default]
+    None,
+    /// Important Data (on a segment) / Important Echo (on an ACK).
+    Important,
+    /// Important Clock Data / Important Clock Echo: sent by important ACK-clocking
+    /// (Appendix A), so that its duplicate ACK is not taken for a congestion signal.
+    ImportantClock,
+}
+
+/// What important ACK-clocking sends when an Important Echo finds no window (TLT §5.1,
+/// Fig. 17 ablation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TltClocking {
+    /// One MSS of lost data if the echo revealed a loss, else the first unacknowledged byte.
+    Adaptive,
+    /// Always one MSS (lost data first, else from the first unacknowledged byte).
+    Mtu,
+    /// Always one byte (of lost data first, else the first unacknowledged byte).
+    Byte,
+}
+
 /// A data segment emitted by the sender.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Segment {
@@ -118,6 +145,8 @@ pub struct Segment {
     pub ect: bool,
     /// RFC 7323 TSval: the send time (the simulator's perfect clock).
     pub tsval: Time,
+    /// TLT mark (`TltMark::None` unless `TcpConfig::tlt` is set).
+    pub mark: TltMark,
 }
 
 /// An acknowledgement emitted by the receiver.
@@ -142,6 +171,8 @@ pub struct Ack {
     /// RFC 2883: `sack[0]` is a D-SACK block reporting a duplicate segment (it may lie
     /// below `ack`).
     pub dsack: bool,
+    /// TLT echo mark: `Important` = Important Echo, `ImportantClock` = Important Clock Echo.
+    pub mark: TltMark,
 }
 
 impl Ack {
@@ -167,13 +198,15 @@ impl Ack {
 }
 
 /// A data segment as delivered to the receiver.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RxSegment {
     pub seq: u64,
     pub len: u32,
     /// Congestion Experienced codepoint set by the network.
     pub ce: bool,
     pub tsval: Time,
+    /// TLT mark the sender put on the segment.
+    pub mark: TltMark,
 }
 
 /// Per-flow TCP parameters. Every field is a run-time parameter; `Default` gives the values
@@ -317,6 +350,10 @@ pub struct TcpConfig {
     /// Pure ACKs grow on the wire with the SACK blocks they carry (RFC 2018 §3: 2 + 8 per
     /// block, padded to 4 bytes). Default off (fixed ACK size).
     pub sack_option_bytes: bool,
+    /// TLT for window-based TCP (Lim et al. §5.1, Alg. 1, Appendix A): one important
+    /// packet in flight, loss detection between important packets, important ACK-clocking
+    /// with this payload rule. `None` (default) = off.
+    pub tlt: Option<TltClocking>,
 }
 
 /// A named set of defaults for the behaviour keys (`profile` in a scenario); explicit keys
@@ -390,6 +427,7 @@ impl Default for TcpConfig {
             syn_rtt_sample: false,
             dctcp_min_cwnd: 2,
             sack_option_bytes: false,
+            tlt: None,
         }
     }
 }

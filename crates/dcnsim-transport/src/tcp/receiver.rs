@@ -300,6 +300,7 @@ mod tests {
             len: MSS,
             ce: false,
             tsval: i * US,
+            ..Default::default()
         }
     }
 
@@ -430,6 +431,7 @@ mod tests {
                 len: 1000,
                 ce: false,
                 tsval: 0,
+                ..Default::default()
             },
             0,
             &mut out,
@@ -443,6 +445,7 @@ mod tests {
                 len: 500,
                 ce: false,
                 tsval: 0,
+                ..Default::default()
             },
             0,
             &mut out,

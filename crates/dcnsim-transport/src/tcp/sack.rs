@@ -89,6 +89,46 @@ impl RangeSet {
         self.debug_check();
     }
 
+    /// Removes `[start, end)`; returns how many bytes were covered.
+    pub fn remove(&mut self, start: u64, end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        // Ranges i..j overlap [start, end).
+        let i = self.ranges.partition_point(|r| r.1 <= start);
+        let j = self.ranges.partition_point(|r| r.0 < end);
+        if i >= j {
+            return 0;
+        }
+        let (first, last) = (self.ranges[i], self.ranges[j - 1]);
+        let covered: u64 = self.ranges[i..j]
+            .iter()
+            .map(|r| r.1.min(end) - r.0.max(start))
+            .sum();
+        let mut keep = [(0, 0); 2];
+        let mut n = 0;
+        if first.0 < start {
+            keep[n] = (first.0, start);
+            n += 1;
+        }
+        if last.1 > end {
+            keep[n] = (end, last.1);
+            n += 1;
+        }
+        self.ranges.splice(i..j, keep[..n].iter().copied());
+        self.total -= covered;
+        self.debug_check();
+        covered
+    }
+
+    /// Bytes covered inside `[start, end)`.
+    pub fn covered_in(&self, start: u64, end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        self.covered_below(end) - self.covered_below(start)
+    }
+
     /// If the lowest range starts at or below `edge`, removes it and returns its end
     /// (the receiver uses this to advance `rcv_nxt` over buffered data).
     pub fn pop_front_if_reaches(&mut self, edge: u64) -> Option<u64> {
@@ -205,6 +245,23 @@ mod tests {
         assert_eq!(s.pop_front_if_reaches(19), None);
         assert_eq!(s.pop_front_if_reaches(20), Some(50));
         assert_eq!(s.total(), 10);
+    }
+
+    #[test]
+    fn remove_splits_and_counts() {
+        let mut s = RangeSet::default();
+        s.insert(10, 20);
+        s.insert(30, 40);
+        s.insert(50, 60);
+        assert_eq!(s.remove(15, 35), 10); // 15..20 and 30..35
+        assert_eq!(s.ranges(), &[(10, 15), (35, 40), (50, 60)]);
+        assert_eq!(s.remove(52, 55), 3); // splits one range in two
+        assert_eq!(s.ranges(), &[(10, 15), (35, 40), (50, 52), (55, 60)]);
+        assert_eq!(s.remove(0, 5), 0);
+        assert_eq!(s.remove(40, 50), 0);
+        assert_eq!(s.covered_in(12, 56), 3 + 5 + 2 + 1);
+        assert_eq!(s.remove(0, 100), 17);
+        assert!(s.is_empty() && s.total() == 0);
     }
 
     #[test]

@@ -70,6 +70,20 @@ pub struct SenderStats {
     pub hystart_exits: u64,
     /// ACKs carrying a D-SACK block.
     pub dsacks: u64,
+    /// TLT (Lim et al. §5.1): data segments sent marked important (Important Data and
+    /// Important Clock Data) and their payload bytes.
+    pub important_pkts: u64,
+    pub important_bytes: u64,
+    /// TLT important ACK-clocking: segments sent regardless of the window and their payload
+    /// bytes (Fig. 17b).
+    pub clock_pkts: u64,
+    pub clock_bytes: u64,
+    /// TLT: segments an Important Echo revealed as lost (unimportant segments sent before
+    /// the echoed important one and not (S)ACKed by it).
+    pub tlt_lost_segs: u64,
+    /// TLT Appendix A: Important Clock Echoes dropped at the TLT layer (never counted as
+    /// duplicate ACKs).
+    pub clock_echoes_dropped: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -990,6 +1004,7 @@ impl TcpSender {
             retx: cause,
             ect,
             tsval: now,
+            mark: super::TltMark::None,
         });
         self.stats.data_pkts += 1;
         match cause {

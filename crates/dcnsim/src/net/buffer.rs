@@ -12,6 +12,11 @@
 //!    bytes < α_q × (B − used) and used + size ≤ B, where B is the pool and used its occupancy.
 //!
 //! With M queues congested under one pool, each settles at α·B/(1+Mα) (mechanisms §2.3.4).
+//!
+//! Under PFC the pool also holds the switch's headroom (`SharedPool::headroom`): lossy
+//! queues see a pool of B − headroom, and lossless queues skip rules 2–4, limited only by
+//! the whole buffer B — their ingress PAUSE thresholds keep them within it (IEEE 802.1Qbb;
+//! a drop there means the headroom was too small).
 
 use crate::units::Amount;
 
@@ -25,10 +30,14 @@ pub enum DropReason {
     Port = 1,
     /// Shared-buffer dynamic threshold or pool exhausted.
     Shared = 2,
-    /// A scheme's enqueue verdict (e.g. colour-aware dropping).
+    /// A scheme's enqueue verdict.
     Scheme = 3,
+    /// Colour-aware dropping: a red packet at the threshold K (TLT §4).
+    Colour = 4,
+    /// A lossless (PFC) packet found the whole buffer full: the headroom was too small.
+    Headroom = 5,
 }
-pub const N_DROP_REASONS: usize = 4;
+pub const N_DROP_REASONS: usize = 6;
 
 /// A node's shared buffer pool.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,6 +46,8 @@ pub struct SharedPool {
     pub total: u64,
     pub used: u64,
     pub max_used: u64,
+    /// Bytes of `total` reserved as PFC headroom (lossy queues cannot use them).
+    pub headroom: u64,
 }
 
 /// Limits applying to one queue of one port (from the compiled profile).
@@ -46,6 +57,8 @@ pub struct QueueLimits {
     pub port_limit: Option<Amount>,
     pub reserved: u64,
     pub alpha: f64,
+    /// Lossless under PFC: only the whole buffer limits the queue.
+    pub lossless: bool,
 }
 
 /// Occupancy the admission decision reads.
@@ -67,6 +80,14 @@ pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u6
     if extra == 0 {
         return Ok(0); // entirely within dedicated bytes
     }
+    if l.lossless {
+        // IEEE 802.1Qbb: PAUSE thresholds at the ingress bound lossless bytes; the switch
+        // drops only if the physical buffer (headroom included) is full.
+        if pool.total > 0 && pool.used + extra > pool.total {
+            return Err(DropReason::Headroom);
+        }
+        return Ok(extra);
+    }
     if let Some(lim) = l.queue_limit {
         if lim.would_exceed(o.q_bytes, o.q_pkts, size) {
             return Err(DropReason::Static);
@@ -78,7 +99,10 @@ pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u6
         }
     }
     if pool.total > 0 {
-        let free = pool.total.saturating_sub(pool.used);
+        let free = pool
+            .total
+            .saturating_sub(pool.headroom)
+            .saturating_sub(pool.used);
         if extra > free || (unres_before as f64) >= l.alpha * free as f64 {
             return Err(DropReason::Shared);
         }
@@ -95,6 +119,7 @@ mod tests {
             port_limit: None,
             reserved: 0,
             alpha: 1.0,
+            lossless: false,
         }
     }
     fn occ(q: u64) -> Occ {
@@ -133,9 +158,52 @@ mod tests {
             total: 100_000,
             used: 50_000,
             max_used: 0,
+            headroom: 0,
         };
         // queue holds 50 KB, free 50 KB: 50_000 >= 1 × 50_000 → drop
         assert_eq!(admit(&l, occ(50_000), 1500, &p), Err(DropReason::Shared));
         assert_eq!(admit(&l, occ(49_000), 1500, &p), Ok(1500));
+    }
+}
+
+#[cfg(test)]
+mod pfc_tests {
+    use super::*;
+    #[test]
+    fn headroom_is_out_of_reach_of_lossy_queues_and_lossless_skip_the_threshold() {
+        let lossy = QueueLimits {
+            queue_limit: None,
+            port_limit: Some(Amount::Bytes(10_000)),
+            reserved: 0,
+            alpha: 1.0,
+            lossless: false,
+        };
+        let lossless = QueueLimits {
+            lossless: true,
+            ..lossy
+        };
+        let p = SharedPool {
+            total: 100_000,
+            used: 60_000,
+            max_used: 0,
+            headroom: 40_000,
+        };
+        let o = Occ {
+            q_bytes: 20_000,
+            q_pkts: 14,
+            port_unres_bytes: 20_000,
+            port_pkts: 14,
+        };
+        // Lossy: the pool B − headroom is full, and the port limit binds too.
+        assert_eq!(admit(&lossy, o, 1500, &p), Err(DropReason::Port));
+        let no_port = QueueLimits {
+            port_limit: None,
+            ..lossy
+        };
+        assert_eq!(admit(&no_port, o, 1500, &p), Err(DropReason::Shared));
+        // Lossless: admitted into the headroom, refused only when B itself is full.
+        assert_eq!(admit(&lossless, o, 1500, &p), Ok(1500));
+        let full = SharedPool { used: 99_000, ..p };
+        assert_eq!(admit(&lossless, o, 1500, &full), Err(DropReason::Headroom));
     }
 }

@@ -2,7 +2,7 @@
 //! scenario). These structs are both the scenario schema and the build input: their
 //! `Default` impls are the one place defaults live.
 
-use crate::units::{Amount, Bytes};
+use crate::units::{Amount, Bytes, Dur};
 use serde::{Deserialize, Serialize};
 
 pub const MAX_QUEUES: usize = 8;
@@ -129,6 +129,162 @@ pub struct RedEcn {
     pub occupancy: Occupancy,
 }
 
+/// What colour-aware dropping compares with its threshold (mechanisms §2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ColourMode {
+    /// Red bytes queued at the egress port (in its colour-aware queues): a red packet is
+    /// dropped when red bytes + its size ≥ K. The TLT reference code's accounting; green
+    /// packets queued beyond K do not push red ones out.
+    #[default]
+    RedOnly,
+    /// The queue's total occupancy: a red packet is dropped when the queue holds ≥ K bytes
+    /// (the paper's wording, "the queue build-up ... limited to the threshold").
+    TotalQueue,
+}
+
+/// Colour-aware dropping (TLT §4, mechanisms §2.5): red (unimportant) packets are dropped
+/// at threshold K, green ones are admitted beyond it up to the shared-buffer limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColourConfig {
+    /// K (TLT §7.1: 400 kB for TCP/DCTCP = BDP, 200 kB for RoCE transports).
+    pub threshold: Bytes,
+    #[serde(default)]
+    pub mode: ColourMode,
+    /// The colour-aware queues; unset = every queue. Traffic without TLT is red and belongs
+    /// in another queue (TLT §6).
+    #[serde(default)]
+    pub queues: Option<Vec<u8>>,
+}
+
+/// Priority-based flow control (IEEE 802.1Qbb; mechanisms §2.6) at every switch.
+///
+/// Each switch counts, per ingress port and lossless queue, the bytes it buffers that
+/// arrived there. Above XOFF it sends a PAUSE for that priority to the upstream egress (a
+/// switch port or a host NIC), which stops at the next packet boundary; at XON (the count
+/// back ≤ XOFF − `xon_offset`, or empty) it sends a RESUME (a PAUSE of 0 quanta). PAUSE
+/// frames wait for the frame being serialized on the reverse link, then take its
+/// serialization and propagation delay. A pause lasts `quanta` × 512 bit times unless
+/// refreshed: the switch re-sends it every half of that while still over XON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PfcConfig {
+    pub enabled: bool,
+    /// Lossless queues (priorities); unset = every queue. Other queues stay lossy.
+    pub queues: Option<Vec<u8>>,
+    /// Dynamic XOFF: α_ingress × the free shared buffer (headroom excluded). Default 1/16
+    /// (TLT RoCE reference config `BROADCOM_INGRESS_ALPHA 0.0625`).
+    pub alpha: f64,
+    /// Static XOFF in bytes per (ingress port, queue); set = replaces the dynamic threshold.
+    pub xoff: Option<Bytes>,
+    /// Hysteresis: RESUME once the count is ≤ XOFF − this (or zero). Default 2 × 1538 B
+    /// (TLT reference: 2 MTU).
+    pub xon_offset: Bytes,
+    /// Headroom reserved per (ingress port, lossless queue) out of `shared_buffer`; unset =
+    /// 2 × link rate × delay + 2 × MTU frame + one PAUSE frame (what can arrive after the
+    /// PAUSE is decided; TLT reference: 103,000 B at 40 Gb/s, 10 µs).
+    pub headroom: Option<Bytes>,
+    /// Pause time of one PAUSE frame in quanta of 512 bit times (802.1Qbb: 0–65535).
+    pub quanta: u32,
+    /// Wire bytes of a PAUSE frame (64 B MAC control frame + preamble and gap).
+    pub frame: Bytes,
+    /// A queue paused without a break this long while holding packets is a deadlock: the
+    /// run stops and reports it. 0 = never.
+    pub watchdog: Dur,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            enabled: true,
+            queues: None,
+            alpha: 0.0625,
+            xoff: None,
+            xon_offset: Bytes(2 * 1538),
+            headroom: None,
+            quanta: 65_535,
+            frame: Bytes(84),
+            watchdog: Dur::ms(10),
+        }
+    }
+}
+
+impl PfcConfig {
+    /// Checks the settings, returning (key under `switch.pfc`, message).
+    pub fn check(&self, nq: u8) -> Result<(), (String, String)> {
+        if !(self.alpha.is_finite() && self.alpha > 0.0) {
+            return Err((
+                "alpha".into(),
+                format!("expected α > 0, got {}", self.alpha),
+            ));
+        }
+        if self.xoff.is_some_and(|x| x.0 == 0) {
+            return Err(("xoff".into(), "expected a threshold > 0 bytes".into()));
+        }
+        if self.quanta == 0 || self.quanta > 65_535 {
+            return Err((
+                "quanta".into(),
+                format!("expected 1 to 65535 quanta (802.1Qbb), got {}", self.quanta),
+            ));
+        }
+        if self.frame.0 < 64 || self.frame.0 > 1538 {
+            return Err((
+                "frame".into(),
+                format!(
+                    "expected 64 to 1538 bytes on the wire, got {}",
+                    self.frame.0
+                ),
+            ));
+        }
+        check_queue_list(&self.queues, nq, "queues")
+    }
+}
+
+/// Every listed queue exists and none repeats.
+fn check_queue_list(q: &Option<Vec<u8>>, nq: u8, key: &str) -> Result<(), (String, String)> {
+    if let Some(v) = q {
+        if v.is_empty() {
+            return Err((
+                key.into(),
+                "expected at least one queue (or remove the key for all)".into(),
+            ));
+        }
+        let mut seen = 0u8;
+        for &x in v {
+            if x >= nq {
+                return Err((
+                    key.into(),
+                    format!("queue {x} does not exist: expected 0..{}", nq - 1),
+                ));
+            }
+            if seen & (1 << x) != 0 {
+                return Err((key.into(), format!("queue {x} is listed twice")));
+            }
+            seen |= 1 << x;
+        }
+    }
+    Ok(())
+}
+
+/// Bit mask of the listed queues (all `nq` when unset).
+pub fn queue_mask(q: &Option<Vec<u8>>, nq: u8) -> u8 {
+    match q {
+        Some(v) => v.iter().fold(0u8, |m, &x| m | (1 << x)),
+        None => ((1u16 << nq) - 1) as u8,
+    }
+}
+
+impl ColourConfig {
+    /// Checks the settings, returning (key under `switch.colour`, message).
+    pub fn check(&self, nq: u8) -> Result<(), (String, String)> {
+        if self.threshold.0 == 0 {
+            return Err(("threshold".into(), "expected K > 0 bytes".into()));
+        }
+        check_queue_list(&self.queues, nq, "queues")
+    }
+}
+
 /// Egress port configuration shared by every port of a kind (the build-time form of
 /// [`SwitchConfig`] and [`HostConfig`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -146,6 +302,11 @@ pub struct PortConfig {
     pub ecn: PerQueue<EcnConfig>,
     /// Dynamic-threshold α per queue for the node's shared buffer (Choudhury–Hahne).
     pub alpha: PerQueue<f64>,
+    /// Colour-aware dropping (switches only).
+    pub colour: Option<ColourConfig>,
+    /// Lossless queues under PFC (bit mask; switches only). Their packets skip the static,
+    /// port and dynamic-threshold limits: PFC keeps them within the buffer.
+    pub lossless: u8,
 }
 
 impl Default for PortConfig {
@@ -158,6 +319,8 @@ impl Default for PortConfig {
             reserved: PerQueue::One(Bytes(0)),
             ecn: PerQueue::One(EcnConfig::None),
             alpha: PerQueue::One(1.0),
+            colour: None,
+            lossless: 0,
         }
     }
 }
@@ -182,6 +345,10 @@ pub struct SwitchConfig {
     pub alpha: PerQueue<f64>,
     /// Switch-wide shared buffer with dynamic-threshold admission; none = no shared limit.
     pub shared_buffer: Option<Bytes>,
+    /// Colour-aware dropping (TLT); none = off.
+    pub colour: Option<ColourConfig>,
+    /// PFC (IEEE 802.1Qbb); none = off.
+    pub pfc: Option<PfcConfig>,
 }
 
 impl Default for SwitchConfig {
@@ -197,6 +364,8 @@ impl Default for SwitchConfig {
             ecn: p.ecn,
             alpha: p.alpha,
             shared_buffer: None,
+            colour: None,
+            pfc: None,
         }
     }
 }
@@ -211,6 +380,11 @@ impl SwitchConfig {
             reserved: self.reserved.clone(),
             ecn: self.ecn.clone(),
             alpha: self.alpha.clone(),
+            colour: self.colour.clone(),
+            lossless: match &self.pfc {
+                Some(p) if p.enabled => queue_mask(&p.queues, self.queues.clamp(1, 8)),
+                _ => 0,
+            },
         }
     }
 }

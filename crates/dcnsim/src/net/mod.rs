@@ -8,5 +8,8 @@ pub mod port;
 pub mod sched;
 
 pub use buffer::{DropReason, SharedPool};
-pub use config::{EcnConfig, HostConfig, PerQueue, PortConfig, SchedConfig, SwitchConfig};
+pub use config::{
+    ColourConfig, ColourMode, EcnConfig, HostConfig, PerQueue, PfcConfig, PortConfig, SchedConfig,
+    SwitchConfig,
+};
 pub use port::{Port, Profile, QueueStats};

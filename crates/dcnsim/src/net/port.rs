@@ -10,11 +10,11 @@
 //! iff queue q is non-empty.
 
 use crate::net::buffer::{admit, DropReason, Occ, QueueLimits, SharedPool, N_DROP_REASONS};
-use crate::net::config::{HostConfig, PortConfig, SwitchConfig, MAX_QUEUES};
+use crate::net::config::{ColourMode, HostConfig, PortConfig, SwitchConfig, MAX_QUEUES};
 use crate::net::mark::Marker;
 use crate::net::sched::drr::DrrState;
 use crate::net::sched::Sched;
-use crate::packet::{flags, Arena, PktId, PktList, NIL};
+use crate::packet::{colour, flags, Arena, PktId, PktList, NIL};
 use crate::units::Amount;
 use dcnsim_engine::{Rng, Time, TxClock};
 
@@ -28,6 +28,11 @@ pub struct Profile {
     pub any_dequeue_marking: bool,
     /// Driver queue capacity in packets (0 = none).
     pub driver: u32,
+    /// Colour-aware dropping (TLT §4): threshold K in bytes, what it measures, and the
+    /// queues it applies to (bit mask; 0 = off).
+    pub colour_k: u64,
+    pub colour_mode: ColourMode,
+    pub colour_queues: u8,
 }
 
 impl Profile {
@@ -38,6 +43,7 @@ impl Profile {
             port_limit: None,
             reserved: 0,
             alpha: 1.0,
+            lossless: false,
         }; MAX_QUEUES];
         let mut markers = [Marker::None; MAX_QUEUES];
         for q in 0..nq as usize {
@@ -46,6 +52,7 @@ impl Profile {
                 port_limit: cfg.port_limit,
                 reserved: cfg.reserved.get(q).0,
                 alpha: cfg.alpha.get(q),
+                lossless: cfg.lossless & (1 << q) != 0,
             };
             markers[q] = Marker::compile(&cfg.ecn.get(q));
         }
@@ -65,6 +72,12 @@ impl Profile {
             markers,
             any_dequeue_marking,
             driver,
+            colour_k: cfg.colour.as_ref().map_or(0, |c| c.threshold.0),
+            colour_mode: cfg.colour.as_ref().map_or(ColourMode::RedOnly, |c| c.mode),
+            colour_queues: cfg
+                .colour
+                .as_ref()
+                .map_or(0, |c| crate::net::config::queue_mask(&c.queues, nq)),
         }
     }
     pub fn switch(cfg: &SwitchConfig) -> Profile {
@@ -92,6 +105,9 @@ pub struct QueueStats {
     pub pkts_out: u64,
     pub bytes_out: u64,
     pub drops: [u64; N_DROP_REASONS],
+    /// Drops by colour (any reason).
+    pub green_drops: u64,
+    pub red_drops: u64,
     pub ecn_marks: u64,
     pub max_bytes: u64,
     pub max_pkts: u64,
@@ -123,6 +139,8 @@ pub struct Port {
     pub wire: PktList,
     /// Bit q set = queue q paused (PFC); a paused queue is skipped by the scheduler.
     pub paused: u8,
+    /// Red bytes queued in colour-aware queues (colour mode `red_only`).
+    pub red_bytes: u64,
     pub stats: [QueueStats; MAX_QUEUES],
     pub busy_time: Time,
     pub pkts_sent: u64,
@@ -155,6 +173,7 @@ impl Port {
             wake_pending: false,
             wire: PktList::default(),
             paused: 0,
+            red_bytes: 0,
             stats: [QueueStats::default(); MAX_QUEUES],
             busy_time: 0,
             pkts_sent: 0,
@@ -190,8 +209,25 @@ impl Port {
         rng: &mut Rng,
     ) -> Result<(), DropReason> {
         let size = arena.get(id).wire as u64;
+        let red = prof.colour_queues & (1 << qi) != 0 && arena.get(id).colour == colour::RED;
+        if red {
+            // TLT §4 colour-aware dropping: a red packet is dropped at K; green packets
+            // pass K and meet only the buffer limits below (mechanisms §2.5).
+            let over = match prof.colour_mode {
+                // TLT reference code: per-port red bytes, drop if red + size ≥ K.
+                ColourMode::RedOnly => self.red_bytes + size >= prof.colour_k,
+                // The paper's wording: the queue's occupancy ≥ K.
+                ColourMode::TotalQueue => self.q[qi].bytes >= prof.colour_k,
+            };
+            if over {
+                return Err(DropReason::Colour);
+            }
+        }
         let lim = &prof.limits[qi];
         let extra = admit(lim, self.occ(qi), size, pool)?;
+        if red {
+            self.red_bytes += size;
+        }
         let marker = &prof.markers[qi];
         if !matches!(marker, Marker::None) {
             let (b, p) = if marker.per_port() {
@@ -229,10 +265,16 @@ impl Port {
         Ok(())
     }
 
-    /// Records a drop of a packet of `size` bytes at queue `qi`.
+    /// Records a drop at queue `qi` of a packet of colour `c`.
     #[inline]
-    pub fn count_drop(&mut self, qi: usize, why: DropReason) {
-        self.stats[qi].drops[why as usize] += 1;
+    pub fn count_drop(&mut self, qi: usize, why: DropReason, c: u8) {
+        let s = &mut self.stats[qi];
+        s.drops[why as usize] += 1;
+        if c == colour::GREEN {
+            s.green_drops += 1;
+        } else if c == colour::RED {
+            s.red_drops += 1;
+        }
     }
 
     /// Removes the scheduler's next packet from the class queues (not the driver queue).
@@ -261,6 +303,9 @@ impl Port {
             .pop_front(arena)
             .expect("nonempty bit set on an empty queue");
         let size = arena.get(id).wire as u64;
+        if prof.colour_queues & (1 << qi) != 0 && arena.get(id).colour == colour::RED {
+            self.red_bytes -= size;
+        }
         let reserved = prof.limits[qi].reserved;
         let before = self.q[qi].bytes + size;
         let freed = before.saturating_sub(reserved) - self.q[qi].bytes.saturating_sub(reserved);
@@ -306,6 +351,14 @@ impl Port {
             return self.dequeue_class(prof, arena, pool).map(|(id, _)| id);
         }
         self.refill_driver(prof, arena, pool);
+        if self.paused != 0 && self.driver.head != NIL {
+            // PFC pauses the NIC's queue of a priority: a paused packet at the head of the
+            // driver FIFO blocks it (head-of-line) until the RESUME.
+            let q = prof.queue_of(arena.get(self.driver.head).class);
+            if self.paused & (1 << q) != 0 {
+                return None;
+            }
+        }
         self.driver
             .pop_front(arena)
             .inspect(|_| self.refill_driver(prof, arena, pool))
@@ -352,5 +405,20 @@ impl Port {
         }
         assert_eq!(unres, self.unres_bytes);
         assert_eq!(tb, self.bytes);
+        let mut red = 0;
+        for qi in 0..MAX_QUEUES {
+            if prof.colour_queues & (1 << qi) == 0 {
+                continue;
+            }
+            let mut id = self.q[qi].head;
+            while id != NIL {
+                let p = arena.get(id);
+                if p.colour == colour::RED {
+                    red += p.wire as u64;
+                }
+                id = p.next;
+            }
+        }
+        assert_eq!(red, self.red_bytes, "red bytes in colour-aware queues");
     }
 }

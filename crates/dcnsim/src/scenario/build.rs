@@ -151,6 +151,20 @@ impl Scenario {
                 "expected a size > 0, or remove the key for no shared buffer",
             ));
         }
+        let nq = self.switch.queues;
+        if let Some(c) = &self.switch.colour {
+            c.check(nq).map_err(port_err("switch.colour"))?;
+        }
+        if let Some(pfc) = &self.switch.pfc {
+            pfc.check(nq).map_err(port_err("switch.pfc"))?;
+            if pfc.enabled && self.switch.shared_buffer.is_none() {
+                return Err(ConfigError::new(
+                    "switch.pfc",
+                    "PFC needs switch.shared_buffer: its thresholds and headroom are parts \
+                     of the switch buffer",
+                ));
+            }
+        }
         for (name, t) in &self.transports {
             let key = format!("transports.{name}");
             t.tcp(p.mss(), p.tcp_timestamps, &key)
@@ -268,7 +282,8 @@ impl Scenario {
     pub fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
         let sw = &self.switch;
-        if let Some(b) = sw.shared_buffer {
+        let pfc_on = sw.pfc.as_ref().is_some_and(|p| p.enabled);
+        if let (Some(b), false) = (sw.shared_buffer, pfc_on) {
             // Dynamic threshold: a queue is admitted while it is below α·(B − used). With P
             // ports on a switch, each holding at most C bytes by the static limits, used ≤
             // P·C; if every queue's static limit is below α·(B − P·C), the pool never decides
@@ -346,6 +361,44 @@ impl Scenario {
                 }
             }
         }
+        // TLT: colour-aware queues and the transports that mark packets (TLT §4, §6).
+        let nq = sw.queues.clamp(1, 8);
+        let colour_q = sw
+            .colour
+            .as_ref()
+            .map_or(0, |c| crate::net::config::queue_mask(&c.queues, nq));
+        for (i, c) in self.classes.iter().enumerate() {
+            let Some(t) = self.transport(&c.transport) else {
+                continue;
+            };
+            let tlt = t.tlt != super::transport::TltName::Off;
+            let q = c.priority.min(nq - 1);
+            let msg = if colour_q & (1 << q) != 0 && !tlt {
+                format!(
+                    "switch.colour: class {:?} (transport {:?}, tlt = \"off\") uses \
+                     colour-aware queue {q}: all its packets are red and dropped at the \
+                     threshold; TLT §6 puts traffic without TLT in another queue",
+                    c.name, c.transport
+                )
+            } else if tlt && colour_q & (1 << q) == 0 {
+                let key = if self.transports.contains_key(&c.transport) {
+                    format!("transports.{}.tlt", c.transport)
+                } else {
+                    format!("classes[{i}].transport")
+                };
+                format!(
+                    "{key}: queue {q} of class {:?} has no colour-aware dropping \
+                     (switch.colour), so its important packets get no preference in the \
+                     switches; TLT then only marks and clocks",
+                    c.name
+                )
+            } else {
+                continue;
+            };
+            if !w.contains(&msg) {
+                w.push(msg);
+            }
+        }
         if cqcn_scheme && !cqcn_used {
             w.push(
                 "scheme: kind = \"cqcn\" has no effect: no class uses a transport with \
@@ -393,6 +446,23 @@ impl Scenario {
             .or_else(|| TransportConfig::builtin(name))
     }
 
+    /// PFC at every switch (mechanisms §2.6); the errors name the key to change.
+    fn build_pfc(&self, sim: &mut Sim, pfc: &crate::net::PfcConfig) -> Result<(), ConfigError> {
+        let nq = self.switch.queues.clamp(1, 8);
+        let lossless = crate::net::config::queue_mask(&pfc.queues, nq);
+        sim.enable_pfc(pfc, lossless, self.packet.mtu_wire() as u64)
+            .map_err(|m| {
+                let key = if m.starts_with("the fabric") {
+                    "switch.pfc"
+                } else if pfc.headroom.is_some() {
+                    "switch.pfc.headroom"
+                } else {
+                    "switch.shared_buffer"
+                };
+                ConfigError::new(key, m)
+            })
+    }
+
     pub fn build(&self, files: &dyn FileReader) -> Result<Built, ConfigError> {
         self.check()?;
         // Estimate before allocating: a topology or workload too big for the memory limit
@@ -405,6 +475,15 @@ impl Scenario {
             EcmpMode::PerPacket => Ecmp::PerPacket,
         };
         let mut sim = Sim::with_configs(&g, &self.switch, &self.host, self.seed, ecmp);
+        if self.output.segment_delivery {
+            sim.flows.delivery = Some(vec![
+                [0; crate::sim::flow::DELIVERY_BINS];
+                self.classes.len().max(1)
+            ]);
+        }
+        if let Some(pfc) = self.switch.pfc.as_ref().filter(|p| p.enabled) {
+            self.build_pfc(&mut sim, pfc)?;
+        }
         // The scenario's `[scheme]` (its hooks run only when it is not `none`).
         sim.scheme = crate::scheme::AnyScheme::build(&self.scheme);
         let n_hosts = g.n_hosts();
@@ -461,6 +540,7 @@ impl Scenario {
                     wire: t.cqcn_probe.0 as u32,
                     priority: t.cqcn_priority,
                 }),
+                tlt: tcp.tlt.is_some(),
                 tcp,
                 data_overhead: p.data_overhead(),
                 ack_wire: p.ack_wire(),

@@ -212,6 +212,9 @@ pub struct OutputConfig {
     pub trace_flows: Vec<u32>,
     /// Sampling interval of traced flows (default 10 µs).
     pub trace_interval: Option<Dur>,
+    /// Record a histogram of segment delivery times per class (first transmission to the
+    /// first ACK covering the segment; TLT Fig. 16) into `meta["segment_delivery"]`.
+    pub segment_delivery: bool,
 }
 
 /// Parses a scenario from JSON, reporting the key path of the first error.

@@ -299,7 +299,15 @@ pub fn charge_topology(sc: &Scenario, b: &mut Budget) -> Result<TopoCounts, Conf
     let port = std::mem::size_of::<crate::net::port::Port>() as u64;
     // Per port: the port, its adjacency entry and link, its rows in the queue table
     // (one per queue, in Rust and Python).
-    let port_bytes = port + 64 + 8 * 600;
+    // + the reverse-port map (and its build-time index), + PFC's per-port state when on.
+    let pfc = match &sc.switch.pfc {
+        Some(p) if p.enabled => {
+            (std::mem::size_of::<crate::sim::pfc::Ingress>()
+                + std::mem::size_of::<crate::sim::pfc::Egress>()) as u64
+        }
+        _ => 0,
+    };
+    let port_bytes = port + 64 + 8 * 600 + 64 + pfc;
     b.charge(
         key,
         format!("{} nodes", c.nodes()),

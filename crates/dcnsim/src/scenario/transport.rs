@@ -17,7 +17,7 @@ use super::ConfigError;
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::Time;
 use dcnsim_transport::{
-    CcKind, HyStartMode, Profile, RtoMode, SlowStartIncrease, SsthreshBasis, TcpConfig,
+    CcKind, HyStartMode, Profile, RtoMode, SlowStartIncrease, SsthreshBasis, TcpConfig, TltClocking,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -113,6 +113,37 @@ mirror_enum!(#[derive(Default)] CcName => CcKind {
 });
 mirror_enum!(SsthreshBasisName => SsthreshBasis { FlightSize, Pipe, Cwnd });
 mirror_enum!(HyStartName => HyStartMode { Off, Linux, Rfc9406 });
+
+/// TLT on this transport and the payload rule of its important ACK-clocking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TltName {
+    #[default]
+    Off,
+    Adaptive,
+    Mtu,
+    Byte,
+}
+impl ToTcp<Option<TltClocking>> for TltName {
+    fn to_tcp(&self) -> Option<TltClocking> {
+        match self {
+            TltName::Off => None,
+            TltName::Adaptive => Some(TltClocking::Adaptive),
+            TltName::Mtu => Some(TltClocking::Mtu),
+            TltName::Byte => Some(TltClocking::Byte),
+        }
+    }
+}
+impl FromTcp<Option<TltClocking>> for TltName {
+    fn from_tcp(t: &Option<TltClocking>) -> Self {
+        match t {
+            None => TltName::Off,
+            Some(TltClocking::Adaptive) => TltName::Adaptive,
+            Some(TltClocking::Mtu) => TltName::Mtu,
+            Some(TltClocking::Byte) => TltName::Byte,
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -478,6 +509,12 @@ transport_keys! {
     /// to 4 bytes)
     sack_option_bytes: bool = tcp(sack_option_bytes), "bool", "",
         "RFC 2018 §3; Linux tcp_options_write; ns-3 TcpOptionSack";
+    /// TLT: one important packet in flight, loss detection between important packets and
+    /// important ACK-clocking whose payload is `adaptive` (one MSS of lost data after a
+    /// loss, else one byte), `mtu` or `byte`; `off` = no TLT. Pair it with `switch.colour`
+    /// (colour-aware dropping) and `dupack_thresh = 1`
+    tlt: TltName = tcp(tlt), "`off`, `adaptive`, `mtu`, `byte`", "",
+        "TLT (Lim et al., EuroSys 2021) §5.1, Alg. 1, Appendix A; Fig. 17";
 }
 
 impl From<TransportSpec> for TransportConfig {

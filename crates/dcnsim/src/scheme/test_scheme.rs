@@ -1,6 +1,6 @@
 //! A small scheme that exercises every hook, used by the tests of the hook API.
 //!
-//! - host transmit: packets of flows whose id is odd are coloured red;
+//! - host transmit: packets of flows whose id is odd are coloured red, the others green;
 //! - switch enqueue: red packets are dropped when their queue holds ≥ `red_threshold`
 //!   bytes; packets flagged as retransmissions move to `retx_class`; packets of class
 //!   `mark_class` are CE-marked;
@@ -59,6 +59,8 @@ impl Scheme for TestScheme {
         if pkt.flow % 2 == 1 {
             pkt.colour = colour::RED;
             self.n.tagged += 1;
+        } else {
+            pkt.colour = colour::GREEN;
         }
     }
     fn on_enqueue(&mut self, pkt: &mut Packet, ctx: &EnqCtx) -> Verdict {

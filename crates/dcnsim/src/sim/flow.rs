@@ -13,12 +13,24 @@
 
 use super::nearopt::NearOptSender;
 use super::{Event, Sim};
-use crate::packet::{flags, Packet, PktId, PktKind};
+use crate::packet::{colour, flags, Packet, PktId, PktKind};
 use dcnsim_engine::Time;
-use dcnsim_transport::{Ack, RetxCause, RxSegment, Segment, TcpConfig, TcpReceiver, TcpSender};
+use dcnsim_transport::{
+    Ack, RetxCause, RxSegment, Segment, TcpConfig, TcpReceiver, TcpSender, TltMark,
+};
 use std::collections::{HashMap, VecDeque};
 
 pub const NEVER: Time = Time::MAX;
+
+/// The TLT mark a packet carries (flags `IMPORTANT`, `CLOCK`).
+#[inline]
+fn mark_of(p: &Packet) -> TltMark {
+    match (p.flags & flags::IMPORTANT != 0, p.flags & flags::CLOCK != 0) {
+        (false, _) => TltMark::None,
+        (true, false) => TltMark::Important,
+        (true, true) => TltMark::ImportantClock,
+    }
+}
 
 /// Which sender a transport uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +64,9 @@ pub struct TransportRt {
     pub data_overhead: u32,
     /// Wire bytes of a pure ACK.
     pub ack_wire: u32,
+    /// TLT runs on this transport: control packets and important data are green, the
+    /// other data red (TLT §4, §5.1). Without TLT every packet is red.
+    pub tlt: bool,
 }
 
 /// Static description of one flow.
@@ -99,15 +114,33 @@ pub struct FlowRecord {
     /// Timeouts and fast recoveries undone as spurious (F-RTO, timestamps, D-SACK).
     pub undo_rto: u64,
     pub undo_fast: u64,
+    /// TLT: important data segments sent (Important Data and Important Clock Data), their
+    /// payload bytes, the important ones dropped in the fabric, the bytes sent by important
+    /// ACK-clocking, and segments an Important Echo revealed as lost.
+    pub important_pkts: u64,
+    pub important_bytes: u64,
+    pub important_drops: u64,
+    pub clock_bytes: u64,
+    pub tlt_lost_segs: u64,
+    /// Sender state when it finished (or at the end of the run): smoothed RTT and RTO.
+    pub srtt: Option<Time>,
+    pub rto: Option<Time>,
 }
 
 impl FlowRecord {
     /// Copies the sender's counters that are only read at the end.
-    fn fold(&mut self, s: &dcnsim_transport::SenderStats) {
+    fn fold(&mut self, t: &TcpSender) {
+        let s = t.stats();
         self.tlp_probes = s.tlp_probes;
         self.tlp_recoveries = s.tlp_recoveries;
         self.undo_rto = s.undo_rto;
         self.undo_fast = s.undo_fast;
+        self.important_pkts = s.important_pkts;
+        self.important_bytes = s.important_bytes;
+        self.clock_bytes = s.clock_bytes;
+        self.tlt_lost_segs = s.tlt_lost_segs;
+        self.srtt = t.srtt();
+        self.rto = Some(t.rto());
     }
 }
 
@@ -173,6 +206,76 @@ impl Fate {
         }
         if self.copies.is_empty() && self.base < idx {
             self.base = idx;
+        }
+    }
+}
+
+/// Segment delivery time (TLT Fig. 16; opt-in `output.segment_delivery`): per MSS-aligned
+/// segment, from its first transmission to the first ACK that covers it whole, cumulatively
+/// or by SACK, retransmissions included. A window of first-transmission times slides with the
+/// lowest segment not yet delivered.
+#[derive(Default)]
+struct DeliveryWin {
+    base: u64,
+    first: VecDeque<Time>,
+}
+
+const UNSENT: Time = Time::MAX;
+const DELIVERED: Time = Time::MAX - 1;
+
+/// Histogram of delivery times: bin 0 below 100 ns, then 10 bins per decade up to 10 s,
+/// then one bin above.
+pub const DELIVERY_BINS: usize = 82;
+/// Lower edge of bin 1 (seconds) and bins per decade.
+const DELIVERY_LO_EXP: f64 = -7.0;
+const DELIVERY_PER_DECADE: f64 = 10.0;
+
+/// The histogram bin of a delivery time of `t` picoseconds.
+#[inline]
+pub fn delivery_bin(t: Time) -> usize {
+    let s = dcnsim_engine::to_secs(t);
+    if s <= 0.0 {
+        return 0;
+    }
+    let x = ((s.log10() - DELIVERY_LO_EXP) * DELIVERY_PER_DECADE).floor() + 1.0;
+    x.clamp(0.0, (DELIVERY_BINS - 1) as f64) as usize
+}
+
+/// Bin edges in seconds (`DELIVERY_BINS - 1` of them: bin i spans edges[i-1]..edges[i]).
+pub fn delivery_edges() -> Vec<f64> {
+    (0..DELIVERY_BINS - 1)
+        .map(|i| 10f64.powf(DELIVERY_LO_EXP + i as f64 / DELIVERY_PER_DECADE))
+        .collect()
+}
+
+impl DeliveryWin {
+    fn sent(&mut self, idx: u64, now: Time) {
+        if idx < self.base {
+            return;
+        }
+        let off = (idx - self.base) as usize;
+        if off >= self.first.len() {
+            self.first.resize(off + 1, UNSENT);
+        }
+        if self.first[off] == UNSENT {
+            self.first[off] = now;
+        }
+    }
+    /// Segments `lo..hi` are acknowledged at `now`: record the first time for each.
+    fn covered(&mut self, lo: u64, hi: u64, now: Time, hist: &mut [u64; DELIVERY_BINS]) {
+        for idx in lo.max(self.base)..hi {
+            let off = (idx - self.base) as usize;
+            let Some(t) = self.first.get_mut(off) else {
+                break;
+            };
+            if *t < DELIVERED {
+                hist[delivery_bin(now - *t)] += 1;
+                *t = DELIVERED;
+            }
+        }
+        while self.first.front() == Some(&DELIVERED) {
+            self.first.pop_front();
+            self.base += 1;
         }
     }
 }
@@ -244,6 +347,8 @@ struct FlowState {
     mss: u64,
     /// Set by an RTO until its first retransmission is classified.
     rto_pending: bool,
+    /// With `output.segment_delivery`: first-transmission times of undelivered segments.
+    delivery: Option<Box<DeliveryWin>>,
 }
 
 #[derive(Default)]
@@ -259,6 +364,8 @@ pub struct Flows {
     active: u32,
     /// In-window flows whose last byte has not been received.
     pub window_pending: u32,
+    /// With `output.segment_delivery`: a delivery-time histogram per traffic class.
+    pub delivery: Option<Vec<[u64; DELIVERY_BINS]>>,
     pub completed: u32,
 }
 
@@ -337,6 +444,7 @@ impl Sim {
             fate: Fate::default(),
             mss: t.tcp.mss as u64,
             rto_pending: false,
+            delivery: self.flows.delivery.is_some().then(Box::default),
         };
         self.flows.state[f as usize] = Some(Box::new(st));
         if handshake {
@@ -352,6 +460,7 @@ impl Sim {
         let now = self.now();
         let d = &self.flows.desc[f as usize];
         let t = &self.flows.transports[d.transport as usize];
+        let tlt = t.tlt;
         // The SYN's own timer (`syn_rto`, Linux/ns-3 separate it from the data RTO).
         let (src, dst, class, entropy, wire, rto) = (
             d.src,
@@ -367,6 +476,9 @@ impl Sim {
         st.rto_at = at;
         self.ev.push(at, Event::Rto(f));
         let mut p = Packet::new(PktKind::Syn, f, src, dst, 0, wire);
+        if tlt {
+            p.colour = colour::GREEN; // TLT §5.1: SYN, FIN and RST are important
+        }
         p.class = class;
         p.entropy = entropy;
         p.ts = now;
@@ -383,8 +495,11 @@ impl Sim {
             return;
         };
         if p.kind == PktKind::Syn {
-            let wire = self.flows.transports[d.transport as usize].ack_wire;
-            let mut r = Packet::new(PktKind::SynAck, f, d.dst, d.src, 0, wire);
+            let t = &self.flows.transports[d.transport as usize];
+            let mut r = Packet::new(PktKind::SynAck, f, d.dst, d.src, 0, t.ack_wire);
+            if t.tlt {
+                r.colour = colour::GREEN;
+            }
             r.class = d.ack_class;
             r.entropy = d.entropy;
             r.ts = p.ts;
@@ -576,6 +691,9 @@ impl Sim {
                 }
             }
             st.fate.inc(idx);
+            if let Some(w) = &mut st.delivery {
+                w.sent(idx, self.ev.now());
+            }
             let mut p = Packet::new(PktKind::Data, f, src, dst, s.len, s.len + overhead);
             p.seq = s.seq;
             p.ts = s.tsval;
@@ -589,6 +707,18 @@ impl Sim {
                 Some(_) => p.flags |= flags::RETX,
                 None => {}
             }
+            // TLT §4: important data is green, everything else red.
+            match s.mark {
+                TltMark::None => {}
+                TltMark::Important => {
+                    p.flags |= flags::IMPORTANT;
+                    p.colour = colour::GREEN;
+                }
+                TltMark::ImportantClock => {
+                    p.flags |= flags::IMPORTANT | flags::CLOCK;
+                    p.colour = colour::GREEN;
+                }
+            }
             let id = self.new_packet(p);
             self.host_send(src, id);
         }
@@ -598,9 +728,18 @@ impl Sim {
         let d = &self.flows.desc[f as usize];
         let (src, dst, class, entropy) = (d.dst, d.src, d.ack_class, d.entropy);
         let t = &self.flows.transports[d.transport as usize];
-        let (wire, sack_bytes) = (t.ack_wire, t.tcp.sack_option_bytes);
+        let (wire, sack_bytes, tlt) = (t.ack_wire, t.tcp.sack_option_bytes, t.tlt);
         for a in acks {
             let mut p = Packet::new(PktKind::Ack, f, src, dst, 0, wire);
+            if tlt {
+                // TLT §5.1: every control packet (pure ACKs included) is important.
+                p.colour = colour::GREEN;
+                match a.mark {
+                    TltMark::None => {}
+                    TltMark::Important => p.flags |= flags::IMPORTANT,
+                    TltMark::ImportantClock => p.flags |= flags::IMPORTANT | flags::CLOCK,
+                }
+            }
             p.seq = a.ack;
             p.ts = a.tsecr;
             p.owd = a.owd;
@@ -642,6 +781,7 @@ impl Sim {
             len: p.payload,
             ce,
             tsval: p.ts,
+            mark: mark_of(&p),
         };
         st.rx.on_segment(now, &seg, now - p.created, &mut acks);
         let complete = st.rx.complete();
@@ -672,6 +812,7 @@ impl Sim {
             tsecr: p.ts,
             owd: p.owd,
             dsack: p.flags & flags::DSACK != 0,
+            mark: mark_of(&p),
         };
         let mut segs = std::mem::take(&mut self.flows.segs);
         segs.clear();
@@ -681,6 +822,17 @@ impl Sim {
         }
         let una_idx = st.tx.snd_una() / st.mss;
         st.fate.trim(una_idx);
+        if let (Some(w), Some(h)) = (&mut st.delivery, &mut self.flows.delivery) {
+            // Whole segments the ACK covers: below the cumulative ACK and inside SACK blocks
+            // (a flow's last segment may be short).
+            let (mss, size) = (st.mss, self.flows.desc[f as usize].size);
+            let end_idx = |e: u64| if e >= size { e.div_ceil(mss) } else { e / mss };
+            let hist = &mut h[self.flows.desc[f as usize].traffic_class as usize];
+            w.covered(0, end_idx(st.tx.snd_una()), now, hist);
+            for &(s, e) in ack.sack_blocks() {
+                w.covered(s.div_ceil(mss), end_idx(e), now, hist);
+            }
+        }
         self.emit_segments(f, &segs);
         self.flows.segs = segs;
         self.after_sender_step(f);
@@ -689,8 +841,10 @@ impl Sim {
     pub(super) fn on_data_dropped(&mut self, id: PktId) {
         let p = self.arena.get(id);
         let (f, seq) = (p.flow, p.seq);
+        let important = p.flags & flags::IMPORTANT != 0;
         let rec = &mut self.flows.rec[f as usize];
         rec.drops += 1;
+        rec.important_drops += important as u64;
         let c = self.flows.drop_count.entry((f, seq)).or_insert(0);
         *c += 1;
         rec.max_pkt_drops = rec.max_pkt_drops.max(*c);
@@ -779,7 +933,7 @@ impl Sim {
             rec.rto_count = st.tx.rto_count();
             if let Tx::Tcp(t) = &st.tx {
                 rec.max_cwnd = rec.max_cwnd.max(t.stats().max_cwnd);
-                rec.fold(t.stats());
+                rec.fold(t);
             }
             if matches!(st.tx, Tx::NearOpt(_)) {
                 let (q, path) = (st.queue, std::mem::take(&mut st.path));
@@ -789,6 +943,9 @@ impl Sim {
             let t = &self.flows.transports[d.transport as usize];
             if t.handshake {
                 let mut p = Packet::new(PktKind::Fin, f, d.src, d.dst, 0, t.ack_wire);
+                if t.tlt {
+                    p.colour = colour::GREEN;
+                }
                 p.class = d.class;
                 p.entropy = d.entropy;
                 let src = d.src;
@@ -872,7 +1029,7 @@ impl Sim {
     pub(super) fn flow_record(&self, f: usize) -> FlowRecord {
         let mut r = self.flows.rec[f].clone();
         if let Some(Tx::Tcp(t)) = self.flows.state[f].as_ref().map(|s| &s.tx) {
-            r.fold(t.stats());
+            r.fold(t);
         }
         r
     }

@@ -9,6 +9,7 @@
 
 pub mod flow;
 pub mod nearopt;
+pub mod pfc;
 pub mod results;
 pub mod source;
 
@@ -46,6 +47,9 @@ pub enum Event {
     Probe(u32),
     /// A round of the Near-Opt rate oracle.
     NearOptTick,
+    /// PFC: a PAUSE / RESUME frame arrives, a pause expires, or a switch refreshes its
+    /// PAUSE (`sim::pfc` encodes port, kind and queue).
+    Pfc(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
@@ -68,6 +72,7 @@ impl Packable for Event {
             Event::Pace(i) => (8, i),
             Event::Probe(i) => (9, i),
             Event::NearOptTick => (10, 0),
+            Event::Pfc(i) => (11, i),
         };
         debug_assert!(i <= MAX_EVENT_INDEX);
         (tag << 26) | i
@@ -86,7 +91,8 @@ impl Packable for Event {
             7 => Event::Trace,
             8 => Event::Pace(i),
             9 => Event::Probe(i),
-            _ => Event::NearOptTick,
+            10 => Event::NearOptTick,
+            _ => Event::Pfc(i),
         }
     }
 }
@@ -157,6 +163,10 @@ pub struct Sim {
     /// Warnings raised during the run (recording stopped at a cap).
     pub notes: Vec<String>,
     pub nearopt: nearopt::NearOptOracle,
+    /// The port at the other end of each port's link (the reverse direction).
+    pub rev: Vec<u32>,
+    /// PFC state; `None` = no PFC.
+    pub pfc: Option<Box<pfc::Pfc>>,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
     /// `run` stops once time ≥ `stop_min` and every measured flow has finished
@@ -214,10 +224,28 @@ impl Sim {
                     total: pools[i],
                     used: 0,
                     max_used: 0,
+                    headroom: 0,
                 },
                 salt: dcnsim_engine::rng::mix64(&[seed, rngs::ECMP_SALT, i as u64]),
             });
             node_ports.push((first, peers));
+        }
+        // Reverse ports: the two ports of a link, matched by link index.
+        let mut by_link: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        for (i, a) in adj.iter().enumerate() {
+            for (local, &(_, li)) in a.iter().enumerate() {
+                by_link
+                    .entry(li)
+                    .or_default()
+                    .push(nodes[i].first_port + local as u32);
+            }
+        }
+        let mut rev = vec![u32::MAX; ports.len()];
+        for v in by_link.values() {
+            if let [a, b] = v[..] {
+                rev[a as usize] = b;
+                rev[b as usize] = a;
+            }
         }
         let routes = Routes::build(g, &node_ports);
         let mark_rng = (0..nodes.len())
@@ -248,6 +276,8 @@ impl Sim {
             trace_flows: Vec::new(),
             traces: Vec::new(),
             nearopt: nearopt::NearOptOracle::default(),
+            rev,
+            pfc: None,
             paranoid: false,
             stop_min: Time::MAX,
             drain: false,
@@ -330,6 +360,7 @@ impl Sim {
             Event::Pace(f) => self.on_pace(f),
             Event::Probe(f) => self.on_probe_tick(f),
             Event::NearOptTick => self.on_nearopt_tick(),
+            Event::Pfc(c) => self.on_pfc(c),
         }
     }
 
@@ -425,6 +456,13 @@ impl Sim {
             self.drop_packet(port, qi, id, why);
             return false;
         }
+        if let Some(pfc) = &self.pfc {
+            let p = self.arena.get(id);
+            if pfc.lossless & (1 << qi) != 0 && p.ingress != crate::packet::NIL {
+                let (ingress, wire) = (p.ingress, p.wire as u64);
+                self.pfc_enqueued(ingress, qi, wire);
+            }
+        }
         if self.paranoid {
             self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
         }
@@ -433,7 +471,8 @@ impl Sim {
     }
 
     fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
-        self.ports[port as usize].count_drop(qi, why);
+        let c = self.arena.get(id).colour;
+        self.ports[port as usize].count_drop(qi, why, c);
         self.counters.dropped += 1;
         self.counters.drops_by_reason[why as usize] += 1;
         let kind = self.arena.get(id).kind;
@@ -451,7 +490,7 @@ impl Sim {
     /// arrival times are monotone. So a port needs a `TxDone` event only when something is
     /// waiting behind the current packet: a lightly loaded port costs one event per hop.
     #[inline]
-    fn start_tx(&mut self, port: u32) {
+    pub(super) fn start_tx(&mut self, port: u32) {
         let pi = port as usize;
         let now = self.ev.now();
         let p = &mut self.ports[pi];
@@ -468,6 +507,10 @@ impl Sim {
         let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else {
             return;
         };
+        if self.pfc.is_some() {
+            self.pfc_on_leave(port, id);
+        }
+        let p = &mut self.ports[pi];
         let pk = self.arena.get_mut(id);
         let dt = p.clock.tx_time(pk.wire as u64);
         let arrive = now + dt + p.delay;
@@ -507,6 +550,10 @@ impl Sim {
         if self.nodes[peer as usize].kind == NodeKind::Host {
             self.host_receive(peer, id);
         } else {
+            if self.pfc.is_some() {
+                // IEEE 802.1Qbb: the switch accounts the packet to the port it came in on.
+                self.arena.get_mut(id).ingress = self.rev[pi];
+            }
             self.forward(peer, id);
         }
     }

@@ -144,6 +144,7 @@ impl NearOptSender {
             retx,
             ect: false,
             tsval: now,
+            mark: dcnsim_transport::TltMark::None,
         });
         self.data_pkts += 1;
         let wire = len as u64 + self.overhead;

@@ -46,6 +46,17 @@ pub struct FlowTable {
     /// Timeouts / fast recoveries undone as spurious (F-RTO, timestamps, D-SACK).
     pub undo_rto: Vec<u64>,
     pub undo_fast: Vec<u64>,
+    /// TLT: important data segments sent, their payload bytes, those dropped, bytes sent by
+    /// important ACK-clocking, segments an Important Echo revealed as lost.
+    pub important_pkts: Vec<u64>,
+    pub important_bytes: Vec<u64>,
+    pub important_drops: Vec<u64>,
+    pub clock_bytes: Vec<u64>,
+    pub tlt_lost_segs: Vec<u64>,
+    /// The sender's smoothed RTT and RTO when it finished (or at the end of the run); NaN
+    /// before its first RTT sample.
+    pub srtt_s: Vec<f64>,
+    pub rto_s: Vec<f64>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -64,6 +75,19 @@ pub struct QueueTable {
     pub drops_port: Vec<u64>,
     pub drops_shared: Vec<u64>,
     pub drops_scheme: Vec<u64>,
+    /// Colour-aware dropping (red at K) and lossless drops for want of PFC headroom.
+    pub drops_colour: Vec<u64>,
+    pub drops_headroom: Vec<u64>,
+    /// Drops by the packet's colour (any reason).
+    pub green_drops: Vec<u64>,
+    pub red_drops: Vec<u64>,
+    /// PFC: PAUSE frames (refreshes included) and RESUMEs sent out of this port for this
+    /// priority (the port's switch is the congested downstream), PAUSEs received, and the
+    /// time this egress queue spent paused.
+    pub pfc_pause_sent: Vec<u64>,
+    pub pfc_resume_sent: Vec<u64>,
+    pub pfc_pause_rx: Vec<u64>,
+    pub pfc_paused_s: Vec<f64>,
     pub ecn_marks: Vec<u64>,
     pub max_bytes: Vec<u64>,
     pub max_pkts: Vec<u64>,
@@ -145,6 +169,13 @@ impl Sim {
             t.tlp_recoveries.push(r.tlp_recoveries);
             t.undo_rto.push(r.undo_rto);
             t.undo_fast.push(r.undo_fast);
+            t.important_pkts.push(r.important_pkts);
+            t.important_bytes.push(r.important_bytes);
+            t.important_drops.push(r.important_drops);
+            t.clock_bytes.push(r.clock_bytes);
+            t.tlt_lost_segs.push(r.tlt_lost_segs);
+            t.srtt_s.push(opt_s(r.srtt));
+            t.rto_s.push(opt_s(r.rto));
         }
         t
     }
@@ -170,6 +201,21 @@ impl Sim {
                 t.drops_port.push(s.drops[1]);
                 t.drops_shared.push(s.drops[2]);
                 t.drops_scheme.push(s.drops[3]);
+                t.drops_colour.push(s.drops[4]);
+                t.drops_headroom.push(s.drops[5]);
+                t.green_drops.push(s.green_drops);
+                t.red_drops.push(s.red_drops);
+                let (ps, rs, rx) = self.pfc.as_ref().map_or((0, 0, 0), |f| {
+                    (
+                        f.ing[pi].pause_sent[q],
+                        f.ing[pi].resume_sent[q],
+                        f.eg[pi].pauses_rx[q],
+                    )
+                });
+                t.pfc_pause_sent.push(ps);
+                t.pfc_resume_sent.push(rs);
+                t.pfc_pause_rx.push(rx);
+                t.pfc_paused_s.push(to_secs(self.pfc_paused_time(pi, q)));
                 t.ecn_marks.push(s.ecn_marks);
                 t.max_bytes.push(s.max_bytes);
                 t.max_pkts.push(s.max_pkts);
