@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dcnsim
@@ -69,3 +70,28 @@ def test_offered_foreground_share_in_a_run() -> None:
     share = fg["size"].sum() / f["size"].sum()
     assert 0.03 < share < 0.08, share
     assert not math.isnan(share) and np.all(fg["size"] == 8000)
+
+
+def _with_delivery(counts: dict[str, list[int]]) -> dcnsim.Results:
+    edges = [10 ** (-7 + i / 50) for i in range(401)]
+    meta = {"segment_delivery": {"edges_s": edges, "counts": counts}}
+    e = pd.DataFrame()
+    return dcnsim.Results(e, e, e, meta=meta)
+
+
+def test_delivery_quantile_reads_the_core_histogram() -> None:
+    # All segments in the bin [10 µs, 10.47 µs): every quantile lies in it.
+    c = [0] * 402
+    c[1 + 100] = 1000
+    r = _with_delivery({"a": c})
+    for q in (0.01, 0.5, 0.99):
+        v = tlt._delivery_quantile(r, q)
+        assert 10e-6 <= v <= 10e-6 * 10 ** (1 / 50), v
+    # Classes are pooled: 990 fast (~10 µs) + 10 slow (~1 ms) segments → p99 fast, p99.9 slow.
+    fast, slow = [0] * 402, [0] * 402
+    fast[101] = 990
+    slow[201] = 10
+    r = _with_delivery({"fg": fast, "bg": slow})
+    assert tlt._delivery_quantile(r, 0.98) < 11e-6
+    assert 1e-3 <= tlt._delivery_quantile(r, 0.999) <= 1.05e-3
+    assert math.isnan(tlt._delivery_quantile(dcnsim.Results(*[pd.DataFrame()] * 3), 0.99))

@@ -70,8 +70,26 @@ pub struct Occ {
     pub port_pkts: u64,
 }
 
-/// Decides admission of a packet of `size` bytes; on success returns the increase in the
-/// queue's unreserved bytes (what the port and pool must be charged).
+/// Admission to a lossless queue under PFC: the ingress PAUSE thresholds (IEEE 802.1Qbb)
+/// bound its bytes, so the switch drops only when the whole buffer, headroom included, is
+/// full. Returns the increase in unreserved bytes, as [`admit`].
+#[inline]
+pub fn admit_lossless(
+    l: &QueueLimits,
+    o: Occ,
+    size: u64,
+    pool: &SharedPool,
+) -> Result<u64, DropReason> {
+    let extra =
+        (o.q_bytes + size).saturating_sub(l.reserved) - o.q_bytes.saturating_sub(l.reserved);
+    if extra > 0 && pool.total > 0 && pool.used + extra > pool.total {
+        return Err(DropReason::Headroom);
+    }
+    Ok(extra)
+}
+
+/// Decides admission of a packet of `size` bytes to a lossy queue; on success returns the
+/// increase in the queue's unreserved bytes (what the port and pool must be charged).
 #[inline]
 pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u64, DropReason> {
     let unres_before = o.q_bytes.saturating_sub(l.reserved);
@@ -79,14 +97,6 @@ pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u6
     let extra = unres_after - unres_before;
     if extra == 0 {
         return Ok(0); // entirely within dedicated bytes
-    }
-    if l.lossless {
-        // IEEE 802.1Qbb: PAUSE thresholds at the ingress bound lossless bytes; the switch
-        // drops only if the physical buffer (headroom included) is full.
-        if pool.total > 0 && pool.used + extra > pool.total {
-            return Err(DropReason::Headroom);
-        }
-        return Ok(extra);
     }
     if let Some(lim) = l.queue_limit {
         if lim.would_exceed(o.q_bytes, o.q_pkts, size) {
@@ -202,8 +212,11 @@ mod pfc_tests {
         };
         assert_eq!(admit(&no_port, o, 1500, &p), Err(DropReason::Shared));
         // Lossless: admitted into the headroom, refused only when B itself is full.
-        assert_eq!(admit(&lossless, o, 1500, &p), Ok(1500));
+        assert_eq!(admit_lossless(&lossless, o, 1500, &p), Ok(1500));
         let full = SharedPool { used: 99_000, ..p };
-        assert_eq!(admit(&lossless, o, 1500, &full), Err(DropReason::Headroom));
+        assert_eq!(
+            admit_lossless(&lossless, o, 1500, &full),
+            Err(DropReason::Headroom)
+        );
     }
 }

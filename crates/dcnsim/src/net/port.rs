@@ -9,7 +9,9 @@
 //! its packets; `unres_bytes` = Σ_q max(0, bytes_q − reserved_q); bit q of `nonempty` is set
 //! iff queue q is non-empty.
 
-use crate::net::buffer::{admit, DropReason, Occ, QueueLimits, SharedPool, N_DROP_REASONS};
+use crate::net::buffer::{
+    admit, admit_lossless, DropReason, Occ, QueueLimits, SharedPool, N_DROP_REASONS,
+};
 use crate::net::config::{ColourMode, HostConfig, PortConfig, SwitchConfig, MAX_QUEUES};
 use crate::net::mark::Marker;
 use crate::net::sched::drr::DrrState;
@@ -33,6 +35,9 @@ pub struct Profile {
     pub colour_k: u64,
     pub colour_mode: ColourMode,
     pub colour_queues: u8,
+    /// Queues with colour-aware dropping or PFC (lossless): their enqueue takes the
+    /// out-of-line path, so other queues pay one test.
+    pub special: u8,
 }
 
 impl Profile {
@@ -78,7 +83,17 @@ impl Profile {
                 .colour
                 .as_ref()
                 .map_or(0, |c| crate::net::config::queue_mask(&c.queues, nq)),
+            special: 0,
         }
+        .with_special()
+    }
+
+    fn with_special(mut self) -> Profile {
+        let lossless = (0..self.nq as usize)
+            .filter(|&q| self.limits[q].lossless)
+            .fold(0u8, |m, q| m | (1 << q));
+        self.special = self.colour_queues | lossless;
+        self
     }
     pub fn switch(cfg: &SwitchConfig) -> Profile {
         Profile::compile(&cfg.port(), 0)
@@ -208,11 +223,35 @@ impl Port {
         pool: &mut SharedPool,
         rng: &mut Rng,
     ) -> Result<(), DropReason> {
+        if prof.special & (1 << qi) != 0 {
+            return self.enqueue_special(prof, qi, id, arena, pool, rng);
+        }
+        let extra = admit(
+            &prof.limits[qi],
+            self.occ(qi),
+            arena.get(id).wire as u64,
+            pool,
+        )?;
+        self.enqueue_inner(prof, qi, id, arena, pool, rng, extra);
+        Ok(())
+    }
+
+    /// Colour-aware and lossless queues. A red packet in a colour-aware queue (TLT §4,
+    /// mechanisms §2.5) is dropped at the threshold K; green packets pass K and meet only
+    /// the buffer limits. A lossless queue (PFC) is limited by the whole buffer only.
+    #[inline(never)]
+    fn enqueue_special(
+        &mut self,
+        prof: &Profile,
+        qi: usize,
+        id: PktId,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
         let size = arena.get(id).wire as u64;
         let red = prof.colour_queues & (1 << qi) != 0 && arena.get(id).colour == colour::RED;
         if red {
-            // TLT §4 colour-aware dropping: a red packet is dropped at K; green packets
-            // pass K and meet only the buffer limits below (mechanisms §2.5).
             let over = match prof.colour_mode {
                 // TLT reference code: per-port red bytes, drop if red + size ≥ K.
                 ColourMode::RedOnly => self.red_bytes + size >= prof.colour_k,
@@ -224,10 +263,32 @@ impl Port {
             }
         }
         let lim = &prof.limits[qi];
-        let extra = admit(lim, self.occ(qi), size, pool)?;
+        let extra = if lim.lossless {
+            admit_lossless(lim, self.occ(qi), size, pool)?
+        } else {
+            admit(lim, self.occ(qi), size, pool)?
+        };
+        self.enqueue_inner(prof, qi, id, arena, pool, rng, extra);
         if red {
             self.red_bytes += size;
         }
+        Ok(())
+    }
+
+    /// ECN marking and the enqueue itself of an admitted packet (`extra` unreserved bytes).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_inner(
+        &mut self,
+        prof: &Profile,
+        qi: usize,
+        id: PktId,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+        rng: &mut Rng,
+        extra: u64,
+    ) {
+        let size = arena.get(id).wire as u64;
         let marker = &prof.markers[qi];
         if !matches!(marker, Marker::None) {
             let (b, p) = if marker.per_port() {
@@ -262,7 +323,6 @@ impl Port {
         if ql.pkts as u64 > s.max_pkts {
             s.max_pkts = ql.pkts as u64;
         }
-        Ok(())
     }
 
     /// Records a drop at queue `qi` of a packet of colour `c`.

@@ -456,12 +456,8 @@ impl Sim {
             self.drop_packet(port, qi, id, why);
             return false;
         }
-        if let Some(pfc) = &self.pfc {
-            let p = self.arena.get(id);
-            if pfc.lossless & (1 << qi) != 0 && p.ingress != crate::packet::NIL {
-                let (ingress, wire) = (p.ingress, p.wire as u64);
-                self.pfc_enqueued(ingress, qi, wire);
-            }
+        if self.pfc.is_some() {
+            self.pfc_on_enqueue(qi, id);
         }
         if self.paranoid {
             self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
@@ -507,10 +503,6 @@ impl Sim {
         let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else {
             return;
         };
-        if self.pfc.is_some() {
-            self.pfc_on_leave(port, id);
-        }
-        let p = &mut self.ports[pi];
         let pk = self.arena.get_mut(id);
         let dt = p.clock.tx_time(pk.wire as u64);
         let arrive = now + dt + p.delay;
@@ -532,6 +524,10 @@ impl Sim {
         if !self.scheme.is_none() {
             self.scheme
                 .on_dequeue(self.arena.get(id), node as u32, port, now);
+        }
+        if self.pfc.is_some() {
+            // The packet has left this switch: its ingress count drops (IEEE 802.1Qbb).
+            self.pfc_on_leave(port, id);
         }
     }
 

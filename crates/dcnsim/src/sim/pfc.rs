@@ -186,8 +186,20 @@ impl Sim {
         }
     }
 
+    /// A packet `id` was admitted to queue `q` of a switch port: ingress accounting if the
+    /// queue is lossless. Out of line, like `pfc_on_leave`.
+    #[inline(never)]
+    pub(super) fn pfc_on_enqueue(&mut self, q: usize, id: PktId) {
+        let lossless = self.pfc.as_ref().unwrap().lossless;
+        let p = self.arena.get(id);
+        if lossless & (1 << q) != 0 && p.ingress != NIL {
+            let (ingress, wire) = (p.ingress, p.wire as u64);
+            self.pfc_enqueued(ingress, q, wire);
+        }
+    }
+
     /// A packet from switch ingress `ingress` was admitted to lossless queue `q`.
-    pub(super) fn pfc_enqueued(&mut self, ingress: u32, q: usize, wire: u64) {
+    fn pfc_enqueued(&mut self, ingress: u32, q: usize, wire: u64) {
         let node = self.ports[ingress as usize].node as usize;
         let thr = self.pfc_threshold(node);
         let pfc = self.pfc.as_mut().unwrap();
@@ -254,6 +266,9 @@ impl Sim {
         }
     }
 
+    // Out of line: kept out of the per-event `dispatch` match so it stays small enough to
+    // inline into the event loop.
+    #[inline(never)]
     pub(super) fn on_pfc(&mut self, c: u32) {
         let now = self.ev.now();
         let (port, kind, q) = (c >> 6, (c >> 3) & 7, (c & 7) as usize);
@@ -367,7 +382,8 @@ impl Sim {
     }
 
     /// Ingress bookkeeping of a packet leaving a switch egress: `id` just left `port`.
-    #[inline]
+    /// Out of line: the fabric's hot path only tests whether PFC is on.
+    #[inline(never)]
     pub(super) fn pfc_on_leave(&mut self, port: u32, id: PktId) {
         let p = self.arena.get(id);
         let ingress = p.ingress;
