@@ -1,7 +1,7 @@
 //! Virtual-clock harness: one sender, one receiver, a path with fixed one-way delay and
 //! optional serialization at a given rate, and scripts deciding, per data transmission
 //! (by segment and transmission index), whether it passes, is dropped, delayed or
-//! CE-marked, and per ACK whether it is dropped.
+//! CE-marked, and per ACK whether it is dropped (or how it is rewritten).
 //!
 //! The harness owns time: it keeps an event heap ordered by (time, insertion order) for
 //! packet arrivals and polls the endpoints' deadlines for timers. Network events at a time
@@ -12,7 +12,9 @@
 #![allow(dead_code)]
 
 use dcnsim_engine::{Rate, Time, TxClock};
-use dcnsim_transport::{Ack, RetxCause, RxSegment, Segment, TcpConfig, TcpReceiver, TcpSender};
+use dcnsim_transport::{
+    Ack, RetxCause, RxSegment, Segment, TcpConfig, TcpReceiver, TcpSender, TltMark,
+};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -64,6 +66,8 @@ pub struct AckSample {
     pub srtt: Option<Time>,
     pub in_fr: bool,
     pub ecn_cuts: u64,
+    /// TLT echo mark of this ACK.
+    pub mark: TltMark,
 }
 
 enum Ev {
@@ -73,6 +77,7 @@ enum Ev {
 
 pub type DataRule = Box<dyn FnMut(&Segment, u32, Time) -> Verdict>;
 pub type AckRule = Box<dyn FnMut(&Ack, Time) -> bool>;
+pub type AckEdit = Box<dyn FnMut(&mut Ack)>;
 
 pub struct Harness {
     pub cfg: TcpConfig,
@@ -93,6 +98,8 @@ pub struct Harness {
     pub data_rule: DataRule,
     /// Returns true to drop an ACK.
     pub ack_rule: AckRule,
+    /// Rewrites each ACK the receiver emits (before `ack_rule`).
+    pub ack_edit: AckEdit,
     pub sent: Vec<(Time, Segment)>,
     pub acks: Vec<AckSample>,
     pub n_acks_sent: u64,
@@ -129,6 +136,7 @@ impl Harness {
             tx_count: vec![0; nseg],
             data_rule: Box::new(|_, _, _| Verdict::Pass),
             ack_rule: Box::new(|_, _| false),
+            ack_edit: Box::new(|_| {}),
             sent: Vec::new(),
             acks: Vec::new(),
             n_acks_sent: 0,
@@ -194,13 +202,21 @@ impl Harness {
             "beyond rwnd"
         );
         let fl = s.bytes_in_flight();
-        assert!(fl <= self.cfg.rwnd_bytes, "in flight {fl} > rwnd");
+        // A TLT clock segment (<= 1 MSS) may be counted on top of a full window.
+        let tlt = self.cfg.tlt.is_some();
+        let clock_allowance = if tlt { mss } else { 0 };
+        assert!(
+            fl <= self.cfg.rwnd_bytes + clock_allowance,
+            "in flight {fl} > rwnd"
+        );
         // Fast retransmits and NewReno partial-ACK retransmissions are mandated regardless
         // of the window and are emitted before the send loop; everything else is window-
         // checked, so if any such segment went out, the window held after it.
+        // TLT important ACK-clocking sends one segment regardless of the window.
         let exempt = |g: &Segment| {
             g.retx == Some(RetxCause::Fast)
                 || (!self.cfg.sack && g.retx == Some(RetxCause::Recovery))
+                || g.mark == TltMark::ImportantClock
         };
         // A tail-loss probe goes out whatever cwnd says (RFC 8985 §7.3).
         let probed = s.stats().tlp_probes > self.probes_seen.replace(s.stats().tlp_probes);
@@ -214,11 +230,22 @@ impl Harness {
         }
         for g in &self.seg_buf {
             assert!(g.len > 0);
-            assert!(g.seq % mss == 0, "unaligned segment {g:?}");
-            assert!(
-                g.len as u64 == mss || g.seq + g.len as u64 == self.flow,
-                "short segment {g:?}"
-            );
+            if tlt {
+                // TLT's 1-byte clocking may move snd_una inside a segment: segments start
+                // anywhere but never cross an MSS boundary.
+                assert!(
+                    g.seq / mss == (g.seq + g.len as u64 - 1) / mss,
+                    "segment crosses an MSS boundary {g:?}"
+                );
+                assert!(g.seq + g.len as u64 <= self.flow);
+            } else {
+                assert!(g.seq % mss == 0, "unaligned segment {g:?}");
+                assert!(
+                    g.len as u64 == mss || g.seq + g.len as u64 == self.flow,
+                    "short segment {g:?}"
+                );
+                assert_eq!(g.mark, TltMark::None);
+            }
             if g.retx.is_some() {
                 assert!(g.seq < nxt_before, "retransmission of unsent data {g:?}");
             }
@@ -270,7 +297,7 @@ impl Harness {
                 len: g.len,
                 ce,
                 tsval: g.tsval,
-                ..Default::default()
+                mark: g.mark,
             };
             self.push(arrive, Ev::Data(rx, arrive - g.tsval));
         }
@@ -279,9 +306,10 @@ impl Harness {
     }
 
     fn deliver_acks(&mut self) {
-        let acks = std::mem::take(&mut self.ack_buf);
-        for a in &acks {
+        let mut acks = std::mem::take(&mut self.ack_buf);
+        for a in &mut acks {
             self.n_acks_sent += 1;
+            (self.ack_edit)(a);
             if (self.ack_rule)(a, self.now) {
                 continue;
             }
@@ -402,6 +430,7 @@ impl Harness {
             srtt: s.srtt(),
             in_fr: s.in_fast_recovery(),
             ecn_cuts: s.stats().ecn_cuts,
+            mark: a.mark,
         }
     }
 

@@ -11,7 +11,7 @@ mod harness;
 use dcnsim_engine::{Rate, Rng, Time, MS, SEC, US};
 use dcnsim_transport::{
     Ack, CcKind, HyStartMode, RtoMode, RxSegment, Segment, SlowStartIncrease, SsthreshBasis,
-    TcpConfig, TcpReceiver, TcpSender,
+    TcpConfig, TcpReceiver, TcpSender, TltClocking, TltMark,
 };
 use harness::{Harness, PathCfg, Verdict};
 
@@ -96,16 +96,48 @@ fn random_cfg(rng: &mut Rng) -> TcpConfig {
     cfg
 }
 
+/// TLT on (any clocking rule) for about two thirds of the draws.
+fn random_tlt(rng: &mut Rng, cfg: &mut TcpConfig) {
+    cfg.tlt = match rng.below(6) {
+        0 | 1 => None,
+        2 | 3 => Some(TltClocking::Adaptive),
+        4 => Some(TltClocking::Mtu),
+        _ => Some(TltClocking::Byte),
+    };
+    if cfg.tlt.is_some() && rng.chance(0.5) {
+        cfg.dupack_thresh = 1; // TLT §5
+    }
+}
+
 /// ≥ 2000 random flows over random misbehaving paths; the harness checks the sender's
 /// invariants after every call; after `t_stop` the path is clean and the flow must finish.
 #[test]
 fn random_paths_keep_invariants_and_complete() {
-    let mut master = Rng::new(0x05EE_D7C9);
-    let cases = 2500;
+    let (drops, rtos, frs, cuts) = random_paths(0x05EE_D7C9, 2500, false);
+    // The random paths must actually exercise every recovery path.
+    assert!(drops > 10_000 && rtos > 1_000 && frs > 1_000 && cuts > 1_000);
+}
+
+/// The same with TLT in random combinations with every other mechanism (important packets
+/// are dropped, delayed and reordered like any other: the sender must stay sound).
+#[test]
+fn random_paths_with_tlt_keep_invariants_and_complete() {
+    let (drops, rtos, frs, _) = random_paths(0x7171_0005, 2500, true);
+    assert!(drops > 10_000 && rtos > 500 && frs > 1_000);
+}
+
+/// Runs `cases` random flows; returns (drops, RTOs, fast retransmits, ECN cuts).
+fn random_paths(seed: u64, cases: u64, tlt: bool) -> (u64, u64, u64, u64) {
+    let mut master = Rng::new(seed);
     let (mut drops, mut rtos, mut frs, mut cuts, mut pkts) = (0, 0, 0, 0, 0);
+    let (mut clocks, mut tlt_lost, mut dropped_echoes) = (0, 0, 0);
     for case in 0..cases {
         let mut rng = Rng::new(master.next_u64());
-        let cfg = random_cfg(&mut rng);
+        #[allow(unused_mut)]
+        let mut cfg = random_cfg(&mut rng);
+        if tlt {
+            random_tlt(&mut rng, &mut cfg);
+        }
         let mss = cfg.mss as u64;
         let nseg = 1 + rng.below(120);
         let flow = nseg * mss - rng.below(mss);
@@ -176,10 +208,19 @@ fn random_paths_keep_invariants_and_complete() {
         frs += st.fast_retx;
         cuts += st.ecn_cuts;
         pkts += st.data_pkts;
+        clocks += st.clock_pkts;
+        tlt_lost += st.tlt_lost_segs;
+        dropped_echoes += st.clock_echoes_dropped;
+        if cfg.tlt.is_none() {
+            assert_eq!(st.important_pkts + st.clock_pkts + st.tlt_lost_segs, 0);
+        }
     }
     eprintln!("{cases} flows: {pkts} data packets, {drops} drops, {frs} fast retransmits, {rtos} RTOs, {cuts} ECN cuts");
-    // The random paths must actually exercise every recovery path.
-    assert!(drops > 10_000 && rtos > 1_000 && frs > 1_000 && cuts > 1_000);
+    if tlt {
+        eprintln!("TLT: {clocks} clock packets, {tlt_lost} segments found lost, {dropped_echoes} clock echoes dropped");
+        assert!(clocks > 1_000 && tlt_lost > 1_000 && dropped_echoes > 100);
+    }
+    (drops, rtos, frs, cuts)
 }
 
 fn check_sender(s: &TcpSender, cfg: &TcpConfig, flow: u64, out: &[Segment], nxt_before: u64) {
@@ -187,9 +228,19 @@ fn check_sender(s: &TcpSender, cfg: &TcpConfig, flow: u64, out: &[Segment], nxt_
     assert!(s.cwnd() >= mss);
     assert!(s.snd_una() <= s.snd_nxt() && s.snd_nxt() <= flow);
     assert!(s.snd_nxt() - s.snd_una() <= cfg.rwnd_bytes);
-    assert!(s.bytes_in_flight() <= cfg.rwnd_bytes);
+    if cfg.tlt.is_none() {
+        assert!(s.bytes_in_flight() <= cfg.rwnd_bytes);
+    } else {
+        // Garbage echoes may trigger a clock segment on every ACK (on a real path it is
+        // one per important packet) and undo the losses TLT found: only the structural
+        // bound (each outstanding byte counted at most twice) holds.
+        assert!(s.bytes_in_flight() <= 2 * (s.snd_nxt() - s.snd_una()));
+    }
     for g in out {
         assert!(g.len > 0 && g.len as u64 <= mss, "{g:?} mss {mss}");
+        if cfg.tlt.is_none() {
+            assert_eq!(g.mark, TltMark::None);
+        }
         assert!(g.seq + g.len as u64 <= flow);
         if g.retx.is_some() {
             assert!(g.seq < nxt_before);
@@ -204,10 +255,24 @@ fn check_sender(s: &TcpSender, cfg: &TcpConfig, flow: u64, out: &[Segment], nxt_
 /// arbitrary times: the sender never panics and its invariants hold.
 #[test]
 fn sender_survives_garbage_acks() {
-    let mut master = Rng::new(0x0BAD_0AC5);
+    garbage_acks(0x0BAD_0AC5, false);
+}
+
+/// The same with TLT on and random echo marks on the ACKs.
+#[test]
+fn sender_with_tlt_survives_garbage_acks() {
+    garbage_acks(0x7171_0BAD, true);
+}
+
+fn garbage_acks(seed: u64, tlt: bool) {
+    let mut master = Rng::new(seed);
     for _ in 0..2000 {
         let mut rng = Rng::new(master.next_u64());
-        let cfg = random_cfg(&mut rng);
+        #[allow(unused_mut)]
+        let mut cfg = random_cfg(&mut rng);
+        if tlt {
+            random_tlt(&mut rng, &mut cfg);
+        }
         let mss = cfg.mss as u64;
         let flow = 1 + rng.below(200 * mss);
         let mut s = TcpSender::new(&cfg, flow);
@@ -246,6 +311,10 @@ fn sender_survives_garbage_acks() {
                     a.ack = u64::MAX - rng.below(10);
                     a.sack[0] = (u64::MAX - 5, u64::MAX);
                 }
+                if tlt {
+                    a.mark = [TltMark::None, TltMark::Important, TltMark::ImportantClock]
+                        [rng.below(3) as usize];
+                }
                 s.on_ack(now, &a, &mut out);
             }
             check_sender(&s, &cfg, flow, &out, nxt);
@@ -257,10 +326,25 @@ fn sender_survives_garbage_acks() {
 /// monotone `rcv_nxt`, at most two ACKs per call, sane SACK blocks, bounded buffering.
 #[test]
 fn receiver_survives_garbage_segments() {
-    let mut master = Rng::new(0x05E9_05E9);
+    garbage_segments(0x05E9_05E9, false);
+}
+
+/// The same with TLT on and random marks: every marked segment is ACKed at once with the
+/// matching echo.
+#[test]
+fn receiver_with_tlt_survives_garbage_segments() {
+    garbage_segments(0x7171_05E9, true);
+}
+
+fn garbage_segments(seed: u64, tlt: bool) {
+    let mut master = Rng::new(seed);
     for _ in 0..2000 {
         let mut rng = Rng::new(master.next_u64());
-        let cfg = random_cfg(&mut rng);
+        #[allow(unused_mut)]
+        let mut cfg = random_cfg(&mut rng);
+        if tlt {
+            random_tlt(&mut rng, &mut cfg);
+        }
         let mss = cfg.mss as u64;
         let flow = 1 + rng.below(100 * mss);
         let mut r = TcpReceiver::new(&cfg, flow);
@@ -285,14 +369,27 @@ fn receiver_survives_garbage_segments() {
                 } else {
                     rng.below(3 * mss) as u32
                 };
-                let seg = RxSegment {
+                let mut seg = RxSegment {
                     seq,
                     len,
                     ce: rng.chance(0.3),
                     tsval: rng.below(now + 1),
                     ..Default::default()
                 };
+                if tlt {
+                    seg.mark = [TltMark::None, TltMark::Important, TltMark::ImportantClock]
+                        [rng.below(3) as usize];
+                }
                 r.on_segment(now, &seg, rng.below(MS), &mut out);
+                if cfg.tlt.is_some() && seg.mark != TltMark::None {
+                    // TLT Alg. 1 SENDACK: the segment's own ACK, at once, with the echo.
+                    let a = out.last().expect("important segment ACKed at once");
+                    assert_eq!(a.mark, seg.mark);
+                    assert!(out[..out.len() - 1].iter().all(|a| a.mark == TltMark::None));
+                    assert!(r.delack_deadline().is_none());
+                } else {
+                    assert!(out.iter().all(|a| a.mark == TltMark::None));
+                }
             }
             assert!(out.len() <= 2);
             assert!(r.rcv_nxt() >= last && r.rcv_nxt() <= flow);

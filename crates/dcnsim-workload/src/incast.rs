@@ -184,7 +184,10 @@ pub fn incast(
         return err("fan_in", "expected at least 1 sender, got 0");
     }
     if spec.flows_per_sender == 0 {
-        return err("flows_per_sender", "expected at least 1 flow per sender, got 0");
+        return err(
+            "flows_per_sender",
+            "expected at least 1 flow per sender, got 0",
+        );
     }
     if spec.period.is_some() && spec.load.is_some() {
         return err("load", "expected at most one of period and load, got both");

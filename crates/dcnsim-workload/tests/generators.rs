@@ -663,5 +663,8 @@ fn several_flows_per_sender() {
         flows_per_sender: 0,
         ..spec
     };
-    assert_eq!(incast(&bad, &hosts, 5, 0).unwrap_err().path, "flows_per_sender");
+    assert_eq!(
+        incast(&bad, &hosts, 5, 0).unwrap_err().path,
+        "flows_per_sender"
+    );
 }

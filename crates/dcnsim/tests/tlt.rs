@@ -93,3 +93,78 @@ fn segment_delivery_histogram_counts_every_segment_once() {
     let j = j.replace(r#""output": {"segment_delivery": true},"#, "");
     assert!(run(&j).meta.segment_delivery.is_none());
 }
+
+/// Lossy incast where plain DCTCP times out: 48 senders × 2 flows of 40 kB into one 10G
+/// port through a shared buffer of `buffer` (DT α = 1: one congested port gets half).
+fn timeout_incast(buffer: &str, extra_switch: &str, extra_transport: &str) -> RunOutput {
+    run(&incast(
+        48,
+        2,
+        "40kB",
+        buffer,
+        extra_switch,
+        extra_transport,
+    ))
+}
+
+const COLOUR_100K: &str = r#", "colour": {"threshold": "100kB"}"#;
+const TLT: &str = r#", "tlt": "adaptive""#;
+
+#[test]
+fn tlt_incast_completes_without_timeouts_where_dctcp_times_out() {
+    // 1 MB buffer: a congested port gets 500 kB; red stops at K = 100 kB, leaving 400 kB
+    // for green — more than the 96 flows' one important packet each (TLT §4.2).
+    let base = timeout_incast("1MB", "", "");
+    assert_eq!(base.meta.flows_completed, 96);
+    let base_rtos = sum(&base.flows.rto_count);
+    assert!(base_rtos >= 20, "plain DCTCP times out: {base_rtos} RTOs");
+    assert_eq!(sum(&base.flows.important_pkts), 0);
+
+    let tlt = timeout_incast("1MB", COLOUR_100K, TLT);
+    assert_eq!(tlt.meta.flows_completed, 96);
+    assert_eq!(sum(&tlt.flows.rto_count), 0, "TLT: no timeout");
+    // Unimportant packets were dropped at K instead, and important ones were not.
+    assert!(sum(&tlt.queues.drops_colour) > 0);
+    assert_eq!(sum(&tlt.queues.green_drops), 0);
+    assert_eq!(sum(&tlt.flows.important_drops), 0);
+    assert!(sum(&tlt.flows.tlt_lost_segs) > 0 && sum(&tlt.flows.clock_bytes) > 0);
+    let imp = sum(&tlt.flows.important_pkts);
+    assert!(imp > 96 && imp < sum(&tlt.flows.data_pkts) / 2, "{imp}");
+    let fct = |o: &RunOutput| o.flows.fct_s.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        fct(&tlt) < 0.7 * fct(&base),
+        "{} vs {}",
+        fct(&tlt),
+        fct(&base)
+    );
+
+    // Marks without colour-aware dropping give no protection (a warning says so), and
+    // colour-aware dropping without TLT makes every packet red.
+    let marks_only = timeout_incast("1MB", "", TLT);
+    assert!(marks_only
+        .meta
+        .warnings
+        .iter()
+        .any(|w| w.contains("transports.t.tlt") && w.contains("no colour-aware dropping")));
+    assert!(sum(&marks_only.flows.rto_count) > 0);
+    let colour_only = timeout_incast("1MB", COLOUR_100K, "");
+    assert!(colour_only
+        .meta
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("switch.colour:")));
+    assert_eq!(sum(&colour_only.queues.green_drops), 0);
+    assert!(sum(&colour_only.queues.red_drops) > 0);
+}
+
+#[test]
+fn too_little_room_above_k_loses_important_packets() {
+    // TLT §4.2: with a 400 kB buffer a congested port gets 200 kB; K = 100 kB leaves
+    // 100 kB for green, less than 96 flows × one 1.5 kB important packet: some important
+    // packets are dropped and those flows time out — where the 1 MB buffer lost none.
+    let o = timeout_incast("400kB", COLOUR_100K, TLT);
+    assert!(sum(&o.flows.important_drops) > 0);
+    assert!(sum(&o.queues.green_drops) > 0);
+    assert!(sum(&o.flows.rto_count) > 0);
+    assert_eq!(o.meta.flows_completed, 96);
+}

@@ -100,7 +100,14 @@ impl Rack {
         }
     }
 
-    /// The lowest re-lost segment at or above `from`: (start, length).
+    /// Whether the segment containing `seq` is flagged re-lost.
+    pub fn is_relost(&self, seq: u64) -> bool {
+        self.relost > 0 && self.seg(seq / self.mss).relost > 0
+    }
+
+    /// The lowest re-lost segment at or above `from`: (start, length). The start is
+    /// clipped to `from` (`snd_una` falls inside a segment only after TLT's 1-byte
+    /// important ACK-clocking; otherwise segments are MSS-aligned and nothing changes).
     pub fn first_relost(&self, from: u64) -> Option<(u64, u64)> {
         if self.relost == 0 {
             return None;
@@ -111,13 +118,19 @@ impl Rack {
             .iter()
             .skip(off)
             .enumerate()
-            .find(|(_, s)| s.relost > 0)
-            .map(|(i, s)| ((first + i as u64) * self.mss, s.relost as u64))
+            .map(|(i, s)| {
+                let start = (first + i as u64) * self.mss;
+                (start.max(from), start + s.relost as u64)
+            })
+            .find(|&(start, end)| end > start)
+            .map(|(start, end)| (start, end - start))
     }
 
     /// RFC 8985 §6.2 step 5 for retransmissions: every un-SACKed segment in `[from, to)`
     /// whose latest (re)transmission went out before RACK.xmit_ts and RACK.rtt + reo_wnd
     /// ago is lost again. Returns when the next one would be (the reordering timer).
+    /// Segments holding bytes of `skip` (TLT's own re-lost set) are left to TLT, so that no
+    /// byte is taken out of the pipe twice.
     pub fn detect_lost_retransmissions(
         &mut self,
         now: Time,
@@ -125,6 +138,7 @@ impl Rack {
         to: u64,
         sb: &RangeSet,
         reo_wnd: Time,
+        skip: Option<&RangeSet>,
     ) -> Option<Time> {
         let mut timer: Option<Time> = None;
         let first = (from / self.mss).max(self.base);
@@ -133,9 +147,16 @@ impl Rack {
             let Some(seg) = self.segs.get((idx - self.base) as usize).copied() else {
                 break;
             };
-            let start = idx * self.mss;
+            // `relost` counts from the segment's start; the retransmission starts at `from`
+            // if snd_una fell inside the segment (only with TLT's 1-byte important
+            // ACK-clocking; then the pipe is short by those already acknowledged bytes).
+            let seg_start = idx * self.mss;
+            let start = seg_start.max(from);
             let end = ((idx + 1) * self.mss).min(to);
-            if !seg.retransmitted || seg.relost > 0 || sb.contains(start) {
+            if start >= end || !seg.retransmitted || seg.relost > 0 || sb.contains(start) {
+                continue;
+            }
+            if skip.is_some_and(|k| k.covered_in(start, end) > 0) {
                 continue;
             }
             if seg.at > self.xmit_ts || (seg.at == self.xmit_ts && end >= self.end_seq) {
@@ -144,8 +165,8 @@ impl Rack {
             let due = seg.at.saturating_add(self.rtt).saturating_add(reo_wnd);
             if due <= now {
                 let s = &mut self.segs[(idx - self.base) as usize];
-                s.relost = (end - start) as u32;
-                self.relost += end - start;
+                s.relost = (end - seg_start) as u32;
+                self.relost += end - seg_start;
             } else {
                 timer = Some(timer.map_or(due, |t| t.min(due)));
             }

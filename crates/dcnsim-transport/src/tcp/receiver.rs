@@ -25,11 +25,16 @@
 //! those after an idle gap, and those after a duplicate are ACKed at once even with delayed
 //! ACKs), and a delayed-ACK timer on tick boundaries.
 //!
+//! TLT (Lim et al., EuroSys 2021, §5.1, Alg. 1 RECEIVEDATA/SENDACK): a segment marked
+//! Important (Clock) Data is ACKed at once, even with delayed ACKs, and that ACK — the one
+//! the segment itself triggers, not an RFC 8257 flip ACK for earlier segments — carries
+//! the Important (Clock) Echo mark.
+//!
 //! Invariants: out-of-order store ⊂ `(rcv_nxt, rcv_nxt + rwnd]`, `rcv_nxt <= flow_bytes`,
 //! a pending delayed ACK implies a deadline.
 
 use super::sack::RangeSet;
-use super::{Ack, RxSegment, TcpConfig};
+use super::{Ack, RxSegment, TcpConfig, TltMark};
 use dcnsim_engine::Time;
 
 const RECENT: usize = 4;
@@ -68,6 +73,10 @@ pub struct TcpReceiver {
     quick: u32,
     last_rx: Option<Time>,
     tick: Time,
+    /// TLT on (`TcpConfig::tlt`).
+    tlt_on: bool,
+    /// TLT Alg. 1 recvState: the echo mark for the next ACK.
+    echo: TltMark,
 }
 
 impl TcpReceiver {
@@ -101,6 +110,8 @@ impl TcpReceiver {
             quick: 0,
             last_rx: None,
             tick: cfg.timer_tick,
+            tlt_on: cfg.tlt.is_some(),
+            echo: TltMark::None,
         }
     }
 
@@ -117,6 +128,12 @@ impl TcpReceiver {
                 self.send_ack(out);
             }
             self.ce_state = ce;
+        }
+        // TLT Alg. 1 l.2–5: recvState from the segment's mark (after the flip ACK above,
+        // which acknowledges earlier segments and stays unmarked).
+        let important = self.tlt_on && seg.mark != TltMark::None;
+        if important {
+            self.echo = seg.mark;
         }
         // RFC 7323 §4.3 (2)/(3): TS.Recent from the segment covering Last.ACK.sent.
         if seq <= self.last_ack_sent && self.last_ack_sent < end && seg.tsval >= self.ts_recent {
@@ -166,8 +183,9 @@ impl TcpReceiver {
                 self.rcv_nxt = self.rcv_nxt.max(e);
             }
             self.ooo.remove_below(self.rcv_nxt);
-            if had_gap || !self.delayed_ack || self.complete() || self.quick > 0 {
+            if had_gap || !self.delayed_ack || self.complete() || self.quick > 0 || important {
                 // RFC 5681 §4.2: a segment filling (part of) a gap is ACKed immediately.
+                // TLT §5.1: so is Important Data ("sends an ACK (or SACK) immediately").
                 self.send_ack(out);
             } else {
                 self.pending += 1;
@@ -226,8 +244,8 @@ impl TcpReceiver {
 
     #[inline]
     fn send_ack(&mut self, out: &mut Vec<Ack>) {
-        // Two instances: with D-SACK and quick-ACK off their bookkeeping compiles away.
-        if self.dsack_on || self.quickack_on {
+        // Two instances: with D-SACK, quick-ACK and TLT off their bookkeeping compiles away.
+        if self.dsack_on || self.quickack_on || self.tlt_on {
             self.send_ack_impl::<true>(out)
         } else {
             self.send_ack_impl::<false>(out)
@@ -276,6 +294,10 @@ impl TcpReceiver {
             }
         }
         a.n_sack = n as u8;
+        if X {
+            // TLT Alg. 1 l.29–34 (SENDACK): Important Echo / Important Clock Echo.
+            a.mark = std::mem::take(&mut self.echo);
+        }
         out.push(a);
         if X {
             // tcp_dec_quickack_mode: one quick ACK spent.

@@ -16,8 +16,11 @@
 //!
 //! Invariants: `snd_una <= snd_nxt <= flow_bytes`; `snd_nxt − snd_una <= rwnd`; SACK
 //! scoreboard ⊂ `(snd_una, snd_nxt]`; `cwnd >= mss`; a segment not mandated by the RFCs
-//! (fast retransmit, RTO retransmission, NewReno partial-ACK retransmission) is sent only if
-//! `pipe + len <= cwnd + allowance` and `pipe + len <= rwnd`.
+//! (fast retransmit, RTO retransmission, NewReno partial-ACK retransmission) or by TLT
+//! (important ACK-clocking: one segment of at most one MSS per echo, `tlt.rs`) is sent only
+//! if `pipe + len <= cwnd + allowance` and `pipe + len <= rwnd`. Segments never cross an
+//! MSS boundary; they start on one unless TLT's 1-byte clocking moved `snd_una` inside a
+//! segment.
 //! No input from the network can make the sender panic: ACKs beyond `snd_nxt` or below
 //! `snd_una` are ignored, SACK blocks are clamped to `(snd_una, snd_nxt]`.
 //!
@@ -26,18 +29,21 @@
 //! fast recovery, RACK loss detection (`rack.rs`) and the tail-loss probe (RFC 8985 §7),
 //! F-RTO (RFC 5682) and undo of spurious reductions (RFC 3522 timestamps, RFC 3708 D-SACK,
 //! RFC 4015 response), and timers quantized to a tick. All sender timers (RTO, probe,
-//! RACK reordering) are exposed as one deadline, [`TcpSender::rto_deadline`].
+//! RACK reordering) are exposed as one deadline, [`TcpSender::rto_deadline`]. TLT
+//! (Lim et al., EuroSys 2021) lives in `sender/tlt.rs`.
 
 mod mechanisms;
+mod tlt;
 
 use super::hystart::HyStart;
 use super::rack::Rack;
 use super::rto::RtoEstimator;
 use super::sack::RangeSet;
-use super::{Ack, CcKind, HyStartMode, RetxCause, Segment, SsthreshBasis, TcpConfig};
+use super::{Ack, CcKind, HyStartMode, RetxCause, Segment, SsthreshBasis, TcpConfig, TltMark};
 use crate::cc::{AnyCc, CcCtx, CongestionControl, OwdSample, Window};
 use dcnsim_engine::Time;
 use mechanisms::Undo;
+use tlt::Tlt;
 
 /// Counters, always on.
 #[derive(Clone, Debug, Default)]
@@ -167,6 +173,8 @@ pub struct TcpSender {
     frto: bool,
     /// F-RTO step 2b: this ACK sends new data instead of retransmitting.
     frto_new: bool,
+    /// TLT (`sender/tlt.rs`).
+    tlt: Option<Box<Tlt>>,
     /// Any optional mechanism on (selects the `ack_impl` instance).
     extras: bool,
 }
@@ -235,13 +243,15 @@ impl TcpSender {
             frto_on: cfg.frto,
             frto: false,
             frto_new: false,
+            tlt: cfg.tlt.map(|c| Box::new(Tlt::new(c))),
             extras: cfg.hystart != HyStartMode::Off
                 || cfg.prr
                 || cfg.rack
                 || cfg.tlp
                 || cfg.undo
                 || cfg.frto
-                || cfg.dsack,
+                || cfg.dsack
+                || cfg.tlt.is_some(),
         }
     }
 
@@ -251,7 +261,12 @@ impl TcpSender {
             return;
         }
         self.started = true;
+        let from = out.len();
         self.try_send(now, out);
+        if self.tlt.is_some() {
+            // TLT §5.1: the last packet of the initial window is Important Data.
+            self.tlt_mark_iw(from, out);
+        }
         if self.tlp {
             self.schedule_pto(now);
         }
@@ -271,6 +286,10 @@ impl TcpSender {
     #[inline(always)]
     fn ack_impl<const X: bool>(&mut self, now: Time, ack: &Ack, out: &mut Vec<Segment>) {
         if !self.started || self.done() {
+            return;
+        }
+        // TLT Alg. 1 l.9–13: echo marks; Appendix A drops a duplicate Important Clock Echo.
+        if X && ack.mark != TltMark::None && self.tlt.is_some() && self.tlt_on_echo(now, ack, out) {
             return;
         }
         // RFC 9293 §3.10.7.4: an ACK for data not yet sent is ignored; an ACK below
@@ -333,6 +352,10 @@ impl TcpSender {
             self.stats.bytes_acked += acked;
             self.consecutive_rtos = 0;
             rtt = self.sample_rtt(now, ack);
+        }
+        if X && ack.mark != TltMark::None && self.tlt.is_some() {
+            // TLT §5.1 / Alg. 1 l.8: loss detection at an Important (Clock) Echo.
+            self.tlt_judge();
         }
         if self.halted {
             // LPF §5 (TCP+): while halted, ACKs still advance snd_una and the scoreboard, but
@@ -414,6 +437,13 @@ impl TcpSender {
             }
             Phase::Open => {}
         }
+        if X && !self.sack && self.phase == Phase::Fast {
+            // TLT Alg. 1 l.18–22 without SACK: a retransmission of snd_una found lost again
+            // is resent at once (mandated, as a NewReno partial-ACK retransmission).
+            if let Some((seq, len)) = self.tlt_first_relost() {
+                self.emit(now, seq, len, Some(RetxCause::Recovery), out);
+            }
+        }
         if let (true, Some(r)) = (X, &mut self.rack) {
             r.on_ack(self.snd_una, recovery_ended);
             self.rack_update(now);
@@ -438,6 +468,8 @@ impl TcpSender {
                         .lost_boundary(self.dupthresh, mss)
                         .is_some_and(|l| l > self.snd_una)
             };
+            // TLT §5.1: a loss an Important Echo revealed starts recovery too.
+            let una_lost = una_lost || (X && self.tlt_una_lost());
             let dup_trigger = !(X && self.rack.is_some()) && self.dupacks >= self.dupthresh;
             if self.snd_una >= self.recover
                 && self.snd_una < self.snd_nxt
@@ -528,6 +560,10 @@ impl TcpSender {
         if X && self.tlp && (acked > 0 || self.snd_nxt > nxt_before) {
             self.schedule_pto(now);
         }
+        if X {
+            // TLT Alg. 1 l.15–16 (erratum: sendState): important ACK-clocking.
+            self.tlt_maybe_clock(now, out);
+        }
     }
 
     /// The sender's timer fired (retransmission timeout, tail-loss probe or RACK
@@ -601,6 +637,11 @@ impl TcpSender {
         self.prr = None;
         if let Some(r) = &mut self.rack {
             r.clear_relost(); // go-back-N resends everything outstanding
+        }
+        if let Some(t) = &mut self.tlt {
+            // [not in the paper] the important packet in flight is presumed lost; the first
+            // retransmission is Important Data (see `sender/tlt.rs`).
+            t.on_rto(self.snd_una);
         }
         self.recover = self.snd_nxt;
         self.rxt = self.snd_una;
@@ -703,11 +744,14 @@ impl TcpSender {
             una
         };
         let unsacked = |x: u64| (x - una) - self.sb.covered_below(x);
-        // RACK: retransmissions lost again are no longer in the network.
-        let relost = match &self.rack {
+        // RACK, TLT: retransmissions lost again are no longer in the network.
+        let mut relost = match &self.rack {
             Some(k) if self.extras => k.relost_bytes(),
             _ => 0,
         };
+        if let Some(t) = &self.tlt {
+            relost += t.relost_in_pipe(una, r, &self.sb);
+        }
         (unsacked(nxt) - unsacked(l) + unsacked(r)).saturating_sub(relost)
     }
     pub fn dctcp_alpha(&self) -> Option<f64> {
@@ -870,6 +914,13 @@ impl TcpSender {
                 l = l.max(b);
             }
         }
+        if let Some(t) = &self.tlt {
+            // TLT §5.1: first transmissions an Important Echo showed lost (with SACK; as
+            // RACK, not during go-back-N, whose boundary is `recover`).
+            if self.sack && self.phase != Phase::Rto {
+                l = l.max(t.lost);
+            }
+        }
         l.min(self.snd_nxt)
     }
 
@@ -911,6 +962,10 @@ impl TcpSender {
                         return Some(x);
                     }
                 }
+                // TLT: a go-back-N retransmission an Important Echo showed lost again.
+                if let Some((p, len)) = self.tlt_first_relost() {
+                    return Some((p, len, Some(RetxCause::Rto)));
+                }
                 let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.recover);
                 if len > 0 {
                     return Some((p, len, Some(RetxCause::Rto)));
@@ -918,12 +973,17 @@ impl TcpSender {
                 self.new_data()
             }
             Phase::Fast if self.sack => {
-                // RACK: a retransmission lost again goes first.
-                if let Some((p, len)) = self
+                // RACK, TLT: a retransmission lost again goes first (the lower of the two;
+                // they never flag the same segment).
+                let relost = self
                     .rack
                     .as_ref()
-                    .and_then(|r| r.first_relost(self.snd_una))
-                {
+                    .and_then(|r| r.first_relost(self.snd_una));
+                let relost = match (relost, self.tlt_first_relost()) {
+                    (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+                    (a, b) => a.or(b),
+                };
+                if let Some((p, len)) = relost {
                     return Some((p, len, Some(RetxCause::Recovery)));
                 }
                 let (p, len) = self.chunk(self.rxt.max(self.snd_una), self.snd_nxt);
@@ -998,15 +1058,23 @@ impl TcpSender {
         // RFC 3168 §6.1.5: retransmissions are not ECT — except for DCTCP, whose control
         // law needs a mark rather than a drop on every packet (Linux tcp_ca_needs_ecn).
         let ect = self.ecn && (cause.is_none() || self.dctcp);
+        let mark = match &mut self.tlt {
+            None => TltMark::None,
+            Some(t) => t.on_emit(seq, len, cause, self.snd_nxt),
+        };
         out.push(Segment {
             seq,
             len: len as u32,
             retx: cause,
             ect,
             tsval: now,
-            mark: super::TltMark::None,
+            mark,
         });
         self.stats.data_pkts += 1;
+        if mark != TltMark::None {
+            self.stats.important_pkts += 1;
+            self.stats.important_bytes += len;
+        }
         match cause {
             None => {
                 self.snd_nxt = seq + len;

@@ -67,6 +67,9 @@ impl TcpSender {
         if let Some(r) = &mut self.rack {
             r.clear_relost();
         }
+        if let Some(t) = &mut self.tlt {
+            t.on_undo(self.snd_una);
+        }
         // CC `undo_cwnd` (tcp_reno_undo_cwnd): max(cwnd, prior_cwnd).
         self.win.cwnd = self.win.cwnd.max(u.prior_cwnd);
         if u.prior_ssthresh > self.win.ssthresh {
@@ -231,7 +234,8 @@ impl TcpSender {
             // covers every segment, retransmitted or not).
             let (una, rxt) = (self.snd_una, self.rxt);
             let r = self.rack.as_mut().unwrap();
-            if let Some(t2) = r.detect_lost_retransmissions(now, una, rxt, &self.sb, reo) {
+            let skip = self.tlt.as_deref().map(|t| &t.relost);
+            if let Some(t2) = r.detect_lost_retransmissions(now, una, rxt, &self.sb, reo, skip) {
                 timer = Some(timer.map_or(t2, |t| t.min(t2)));
             }
         }
@@ -308,7 +312,8 @@ impl TcpSender {
             }
         }
         let last = self.snd_nxt - 1;
-        let seq = (last / self.mss) * self.mss;
+        // (snd_una lies inside a segment only after TLT's 1-byte clocking or a bogus ACK.)
+        let seq = ((last / self.mss) * self.mss).max(self.snd_una);
         let len = self.snd_nxt - seq;
         self.emit(now, seq, len, Some(RetxCause::Probe), out);
         self.tlp_end = Some((self.snd_nxt, true));
