@@ -1083,7 +1083,7 @@ def _delivery_quantile(r: Results, q: float) -> float:
     if i >= len(counts) - 1:
         return float(edges[-1])
     lo, hi = np.log10(edges[i - 1]), np.log10(edges[i])
-    before = cum[i - 1] - counts[i]
+    before = cum[i] - counts[i]
     frac = (q * total - before) / counts[i] if counts[i] > 0 else 0.0
     return float(10 ** (lo + frac * (hi - lo)))
 
