@@ -42,6 +42,7 @@ def test_variants_validate_and_change_only_their_transport() -> None:
         assert n["transports"]["dctcp"]["rto_min"] == "4ms"  # the other transport untouched
     n = config.prepare("tlt", overrides=tlt.variant("rto200", "tcp")).normalized
     assert n["transports"]["tcp"]["rto_min"] == "200us"
+    assert n["transports"]["tcp"]["rto_init"] == "200us"  # the pre-sample RTO follows
     with pytest.raises(ValueError):
         tlt.variant("nope", "tcp")
 
