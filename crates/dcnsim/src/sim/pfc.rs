@@ -231,6 +231,16 @@ impl Sim {
         self.ports[port as usize].clock.tx_time(q * 64)
     }
 
+    /// How often switch port `out` refreshes a PAUSE: half the pause time at the upstream,
+    /// but never faster than the link can carry PAUSE frames (a tiny `quanta` would
+    /// otherwise ask for a refresh every few nanoseconds).
+    fn pfc_refresh_every(&self, out: u32) -> Time {
+        let pfc = self.pfc.as_ref().unwrap();
+        let up = pfc.rev[out as usize];
+        let frame = self.ports[out as usize].clock.tx_time(pfc.frame);
+        (self.pfc_pause_time(up) / 2).max(frame).max(1)
+    }
+
     /// Sends a PAUSE (`xoff`) or RESUME for queue `q` out of switch port `out`.
     fn pfc_send(&mut self, out: u32, q: usize, xoff: bool) {
         let now = self.ev.now();
@@ -260,7 +270,7 @@ impl Sim {
                 // Refresh at half the pause time (as measured at the upstream's rate); one
                 // check pending at a time, re-armed from the last PAUSE.
                 ing.refresh_pending |= 1 << q;
-                let at = now + (self.pfc_pause_time(up) / 2).max(1);
+                let at = now + self.pfc_refresh_every(out);
                 self.ev.push(at, Event::Pfc(code(out, REFRESH, q)));
             }
         }
@@ -274,8 +284,7 @@ impl Sim {
         let (port, kind, q) = (c >> 6, (c >> 3) & 7, (c & 7) as usize);
         match kind {
             REFRESH => {
-                let up = self.pfc.as_ref().unwrap().rev[port as usize];
-                let half = (self.pfc_pause_time(up) / 2).max(1);
+                let half = self.pfc_refresh_every(port);
                 let ing = &mut self.pfc.as_mut().unwrap().ing[port as usize];
                 ing.refresh_pending &= !(1 << q);
                 if ing.xoff & (1 << q) != 0 {
