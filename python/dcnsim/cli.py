@@ -304,9 +304,13 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         args.scenario, out, reps=args.reps, rate=rate, overrides=args.set, log=log
     )
     if not args.quiet:
-        for v in res["summary"]["verdicts"].values():
-            extra = f" ({', '.join(v['differs_in'])})" if v["differs_in"] else ""
-            print(f"{v['title']}: {v['verdict']}{extra}")
+        for label, key in (
+            ("", "verdicts"),
+            ("at the kernel's start times: ", "verdicts_at_kernel_starts"),
+        ):
+            for v in res["summary"][key].values():
+                extra = f" ({', '.join(v['differs_in'])})" if v["differs_in"] else ""
+                print(f"{label}{v['title']}: {v['verdict']}{extra}")
         _err(f"report in {res['report']}")
     return EXIT_OK
 

@@ -331,6 +331,33 @@ def test_kernel_flows_join_driver_records_and_measure_from_the_schedule():
     assert (k["rep"] == 3).all()
 
 
+def test_the_second_simulation_replays_each_flow_at_the_kernels_start(real_core):
+    from dcnsim import api
+    from dcnsim.crosscheck import at_kernel_starts, prepare_sim
+
+    prep = prepare_sim(_toml_dict(SMALL))
+    sim_raw = api.run_prepared(prep, progress=False).flows
+    kernel = pd.DataFrame(
+        {
+            "flow_id": list(sim_raw["flow_id"]) * 2,
+            "late_s": [0.001] * len(sim_raw) + [0.003] * len(sim_raw),  # median 2 ms
+        }
+    )
+    prep2 = at_kernel_starts(prep.normalized, sim_raw, kernel)
+    wl = prep2.normalized["classes"][0]["workload"]
+    assert wl["kind"] == "flows"
+    starts = sorted(plan.seconds(f["start"]) for f in wl["list"])
+    assert starts == pytest.approx(sorted(float(s) + 0.002 for s in sim_raw["start_s"]))
+    res2 = api.run_prepared(prep2, progress=False)
+    assert sorted(res2.flows["size"]) == sorted(sim_raw["size"])
+
+
+def _toml_dict(text: str) -> dict:
+    from dcnsim import config
+
+    return config.loads_toml(text)
+
+
 def test_cli_without_root_says_what_is_missing_and_exits_2(real_env, tmp_path):
     if os.geteuid() == 0 and shutil.which("ethtool") and shutil.which("ip"):
         # simulate a machine without the tools: an empty PATH for the probe's lookups

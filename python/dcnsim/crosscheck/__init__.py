@@ -47,6 +47,33 @@ def prepare_sim(scenario: Any, overrides: Iterable[str] = (), rate: float | None
     return config.prepare(raw)
 
 
+def at_kernel_starts(sc: Mapping[str, Any], sim_raw: pd.DataFrame, kernel: pd.DataFrame):
+    """The scenario with every class's flows as an explicit list started when the kernel
+    really started them (scheduled start + the median lateness over repetitions): what
+    dcnsim predicts for the testbed's actual schedule, so start lateness (an artefact of
+    2 CPUs driving every host) is told apart from TCP."""
+    from .. import config
+
+    late = kernel.groupby("flow_id")["late_s"].median().clip(lower=0).fillna(0.0)
+    sc2 = json.loads(json.dumps(sc))
+    for ci, c in enumerate(sc2.get("classes") or []):
+        sub = sim_raw[sim_raw["class_id"] == ci]
+        c["workload"] = {
+            "kind": "flows",
+            "list": [
+                {
+                    "src": int(r["src"]),
+                    "dst": int(r["dst"]),
+                    "size": int(r["size"]),
+                    "start": float(r["start_s"]) + float(late.get(int(r["flow_id"]), 0.0)),
+                }
+                for _, r in sub.iterrows()
+            ],
+        }
+        c.pop("large", None)
+    return config.prepare(sc2)
+
+
 def crosscheck(
     scenario: Any,
     out_dir: str | os.PathLike[str],
@@ -113,6 +140,12 @@ def crosscheck(
     kernel = pd.concat(kernels, ignore_index=True)
     table = report.compare(sim, kernel, tol)
     verdict = report.verdicts(table)
+    log("simulating again at the kernel's actual start times ...")
+    res2 = api.run_prepared(at_kernel_starts(sc, sim_raw, kernel), progress=False)
+    sim2 = report.sim_flows(res2.flows)
+    table2 = report.compare(sim2, kernel, tol)
+    verdict2 = report.verdicts(table2)
+    stack2 = report.stack_table(sim2, res2.flows, kernel, nstats)
     stack = report.stack_table(sim, sim_raw, kernel, nstats)
     sim_long, kern_long = report.long_flow_medians(sim, kernel)
     late = pd.Series(lateness) if lateness else pd.Series([math_nan()])
@@ -134,13 +167,17 @@ def crosscheck(
     if errors:
         notes.append(f"driver errors ({len(errors)}): " + "; ".join(errors[:5]))
     md = report.report_md(str(sc.get("name")), table, verdict, stack, facts, tol, notes)
+    md += report.second_md(table2, verdict2, stack2)
     (out / "report.md").write_text(md, encoding="utf-8")
     table.to_csv(out / "table.csv", index=False)
+    table2.to_csv(out / "table_kernel_starts.csv", index=False)
     sim.to_csv(out / "flows_sim.csv", index=False)
+    sim2.to_csv(out / "flows_sim_kernel_starts.csv", index=False)
     kernel.to_csv(out / "flows_kernel.csv", index=False)
-    report.plot_cdf(sim, kernel, out / "fct_cdf.png")
+    report.plot_cdf(sim, kernel, out / "fct_cdf.png", sim2)
     summary = {
         "verdicts": verdict,
+        "verdicts_at_kernel_starts": verdict2,
         "facts": facts,
         "kernel_completed": [int(k["completed"].sum()) for k in kernels],
         "flows": len(flows),

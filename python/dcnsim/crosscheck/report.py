@@ -28,7 +28,7 @@ class Tolerances:
     p50: float = 0.25
     p99: float = 0.50
     count_factor: float = 2.0
-    count_floor: float = 0.05
+    count_floor: float = 0.1
     #: The CI test's bound on the long flows' median FCT (relative).
     long_p50: float = 0.25
 
@@ -282,6 +282,32 @@ def report_md(
     return "\n".join(out) + "\n"
 
 
+def second_md(
+    table: pd.DataFrame, verdict: Mapping[str, Mapping[str, Any]], stack: pd.DataFrame
+) -> str:
+    """The same comparison with dcnsim re-run at the kernel's actual start times."""
+    out = ["", "## dcnsim at the kernel's actual start times", ""]
+    out.append(
+        "The testbed starts flows late (see start lateness above: every host's driver and "
+        "all packet processing share the machine's CPUs, so simultaneous starts spread "
+        "out). Here dcnsim replays each flow at its scheduled start plus the kernel's "
+        "median lateness for it: what remains is TCP and the link model, not the schedule."
+    )
+    out.append("")
+    out.append("| figure | verdict | rows that differ |")
+    out.append("|---|---|---|")
+    for v in verdict.values():
+        out.append(f"| {v['title']} | {v['verdict']} | {', '.join(v['differs_in']) or '–'} |")
+    out.append("")
+    out.append(table_md(table))
+    out.append("")
+    out.append("| counter | dcnsim at kernel starts | kernel |")
+    out.append("|---|---|---|")
+    for _, r in stack.iterrows():
+        out.append(f"| {r['counter']} | {_f(r['sim'], 3)} | {_f(r['kernel'], 3)} |")
+    return "\n".join(out) + "\n"
+
+
 STACK = [
     # (label, sim column or None, nstat counter, note)
     ("loss probes (TLP)", "tlp", "TCPLossProbes", "nstat TCPLossProbes"),
@@ -314,7 +340,9 @@ def stack_table(
     return pd.DataFrame(rows)
 
 
-def plot_cdf(sim: pd.DataFrame, kernel: pd.DataFrame, path: Path) -> Path | None:
+def plot_cdf(
+    sim: pd.DataFrame, kernel: pd.DataFrame, path: Path, sim2: pd.DataFrame | None = None
+) -> Path | None:
     """FCT CDF per class, both sides; None when matplotlib cannot be used."""
     try:
         import matplotlib
@@ -329,6 +357,18 @@ def plot_cdf(sim: pd.DataFrame, kernel: pd.DataFrame, path: Path) -> Path | None
         s = np.sort(sim.loc[(sim["class"] == cls) & sim["completed"], "fct_s"].to_numpy()) * 1e3
         if len(s):
             ax.step(s, np.arange(1, len(s) + 1) / len(s), where="post", label="dcnsim", lw=2)
+        if sim2 is not None:
+            s2 = sim2.loc[(sim2["class"] == cls) & sim2["completed"], "fct_s"].to_numpy()
+            s2 = np.sort(s2) * 1e3
+            if len(s2):
+                ax.step(
+                    s2,
+                    np.arange(1, len(s2) + 1) / len(s2),
+                    where="post",
+                    label="dcnsim at kernel starts",
+                    lw=2,
+                    ls="--",
+                )
         for r in sorted(kernel["rep"].unique()):
             k = kernel[(kernel["rep"] == r) & (kernel["class"] == cls) & kernel["completed"]]
             v = np.sort(k["fct_s"].to_numpy()) * 1e3
