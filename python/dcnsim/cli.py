@@ -299,10 +299,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
             raise ConfigError("expected a rate > 0", "--rate")
     name = Path(str(args.scenario)).stem
     out = Path(args.output or f"crosscheck-{name}")
+    from .crosscheck.testbed import Terminated
+
     log = (lambda m: None) if args.quiet else _err
-    res = crosscheck.crosscheck(
-        args.scenario, out, reps=args.reps, rate=rate, overrides=args.set, log=log
-    )
+    try:
+        res = crosscheck.crosscheck(
+            args.scenario, out, reps=args.reps, rate=rate, overrides=args.set, log=log
+        )
+    except Terminated:
+        _err("terminated (SIGTERM); the testbed was removed")
+        return 128 + 15
     if not args.quiet:
         for label, key in (
             ("", "verdicts"),

@@ -151,9 +151,11 @@ def test_plan_routes_sysctls_addresses_and_replay_lists():
         "size": 30000,
         "start": 0.01,
         "tos": 0,
+        "ack_q": 0,
         "cc": "cubic",
     }
-    assert next(f for f in h0.flows if f["id"] == 2)["tos"] == 0x20
+    f2 = next(f for f in h0.flows if f["id"] == 2)
+    assert (f2["tos"], f2["ack_q"]) == (0x20, 1)  # data and ACKs of class 1 at CS1
     assert [h.n_recv for h in p.hosts] == [0, 1, 2]
     assert p.depth_bytes == 1538  # default burst two frames = depth one frame
     spec = plan.driver_spec(p, h0, 100.0, 30.0, "/tmp/r")
@@ -459,3 +461,52 @@ def test_three_hosts_on_the_kernel_complete_agree_and_leave_nothing(real_core, t
     assert (tmp_path / "out" / "report.md").read_text().startswith("# dcnsim crosscheck")
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["flows"] == 6
     assert Path(tmp_path / "out" / "table.csv").exists()
+
+
+def test_sigterm_tears_the_testbed_down_and_stale_namespaces_are_removed(real_env, tmp_path):
+    reason = _testbed_skip_reason()
+    if reason:
+        pytest.skip(f"crosscheck testbed unavailable: {reason}")
+    import signal
+    import time
+
+    from dcnsim.crosscheck.testbed import clean_stale
+
+    # a namespace left by a process that no longer exists (pid above pid_max) is removed
+    stale = f"{plan.PREFIX}{2**22 + 1}-sw"
+    subprocess.run(["ip", "netns", "add", stale], check=True)
+    try:
+        assert stale in clean_stale()
+        assert stale not in _ours()
+    finally:
+        subprocess.run(["ip", "netns", "del", stale], capture_output=True, check=False)
+    sc = tmp_path / "small.toml"
+    sc.write_text(SMALL)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dcnsim",
+            "crosscheck",
+            str(sc),
+            "--reps",
+            "3",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=real_env,
+    )
+    assert p.stderr is not None
+    for line in p.stderr:
+        if "testbed up" in line:
+            break
+    time.sleep(0.5)
+    mine = [n for n in _ours() if n.startswith(f"{plan.PREFIX}{p.pid}-")]
+    assert mine, "the testbed was not up"
+    p.send_signal(signal.SIGTERM)
+    rest = p.stderr.read()
+    assert p.wait(timeout=30) == 143, rest
+    assert "terminated" in rest
+    assert [n for n in _ours() if n.startswith(f"{plan.PREFIX}{p.pid}-")] == []

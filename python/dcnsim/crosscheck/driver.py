@@ -93,12 +93,17 @@ def main(spec_path: str, out_path: str) -> int:
     t0 = spec["t0"]
     deadline = t0 + spec["timeout"]
     sel = selectors.DefaultSelector()
-    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    lst.bind((spec["addr"], spec["port"]))
-    lst.listen(4096)
-    lst.setblocking(False)
-    sel.register(lst, selectors.EVENT_READ, "listen")
+    # one listener per ACK priority q (port + q): its connections' ACKs carry DSCP CS<q>
+    listeners = {}
+    for q in range(8):
+        lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lst.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, (q * 8) << 2)
+        lst.bind((spec["addr"], spec["port"] + q))
+        lst.listen(4096)
+        lst.setblocking(False)
+        listeners[lst.fileno()] = (lst, (q * 8) << 2)
+        sel.register(lst, selectors.EVENT_READ, "listen")
     # the flows this host sends, in start order
     todo = sorted(spec["send"], key=lambda f: (f["start"], f["id"]))
     expect_rx = spec["n_recv"]
@@ -131,7 +136,7 @@ def main(spec_path: str, out_path: str) -> int:
             s = ready.pop(nxt)
             nxt += 1
             actual = time.monotonic()
-            err = s.connect_ex((fl["dst_addr"], spec["port"]))
+            err = s.connect_ex((fl["dst_addr"], spec["port"] + fl["ack_q"]))
             if err not in (0, errno.EINPROGRESS):
                 errors.append(f"flow {fl['id']}: connect: {os.strerror(err)}")
                 s.close()
@@ -153,13 +158,14 @@ def main(spec_path: str, out_path: str) -> int:
         for key, ev in sel.select(timeout):
             obj = key.data
             if obj == "listen":
+                lst, tos = listeners[key.fd]
                 while True:
                     try:
                         c, _ = lst.accept()
                     except BlockingIOError:
                         break
                     c.setblocking(False)
-                    c.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, spec["ack_tos"])
+                    c.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
                     sel.register(c, selectors.EVENT_READ, Server(c))
             elif isinstance(obj, Server):
                 try:

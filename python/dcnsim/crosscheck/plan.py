@@ -360,7 +360,6 @@ class HostPlan:
     tc_switch_port: list[str]
     flows: list[dict[str, Any]]
     n_recv: int
-    ack_tos: int
 
 
 @dataclass
@@ -446,19 +445,14 @@ def build_plan(
                 "size": int(f["size"]),
                 "start": float(f["start_s"]),
                 "tos": dscp_tos(int(c.get("priority", 0))),
+                # the receiver's listener on PORT + q sends this class's ACKs with CS<q>
+                "ack_q": min(7, ack_prio[ci]),
                 "cc": KERNEL_CC[_transport(sc, c).get("cc", c["transport"])],
             }
         )
         n_recv[int(f["dst"])] += 1
-    # ACKs of a host's connections as a server take the ack priority of the (first) class
-    # it receives; classes with different ack priorities to one host are noted
     hosts = []
     for h in range(n):
-        recv_classes = sorted({int(f["class"]) for f in flows if int(f["dst"]) == h})
-        aps = {ack_prio[c] for c in recv_classes}
-        if len(aps) > 1:
-            notes.append(f"host h{h}: ACKs of all its flows use the priority of the first class")
-        ack_tos = dscp_tos(ack_prio[recv_classes[0]]) if recv_classes else 0
         hosts.append(
             HostPlan(
                 name=f"h{h}",
@@ -471,7 +465,6 @@ def build_plan(
                 tc_switch_port=tc_egress(f"p{h}", sc["switch"], "switch", rate, depth, pkt),
                 flows=by_src[h],
                 n_recv=n_recv[h],
-                ack_tos=ack_tos,
             )
         )
     return Plan(
@@ -499,6 +492,5 @@ def driver_spec(plan: Plan, h: HostPlan, t0: float, timeout: float, ready: str) 
         "timeout": timeout,
         "send": h.flows,
         "n_recv": h.n_recv,
-        "ack_tos": h.ack_tos,
         "ready": ready,
     }
