@@ -283,6 +283,44 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from . import crosscheck
+    from .crosscheck.plan import rate_bps
+
+    rate = None
+    if args.rate is not None:
+        try:
+            rate = rate_bps(args.rate)
+        except (ValueError, KeyError):
+            raise ConfigError(
+                f"expected a rate like 200Mbps, got {args.rate!r}", "--rate"
+            ) from None
+        if rate <= 0:
+            raise ConfigError("expected a rate > 0", "--rate")
+    name = Path(str(args.scenario)).stem
+    out = Path(args.output or f"crosscheck-{name}")
+    from .crosscheck.testbed import Terminated
+
+    log = (lambda m: None) if args.quiet else _err
+    try:
+        res = crosscheck.crosscheck(
+            args.scenario, out, reps=args.reps, rate=rate, overrides=args.set, log=log
+        )
+    except Terminated:
+        _err("terminated (SIGTERM); the testbed was removed")
+        return 128 + 15
+    if not args.quiet:
+        for label, key in (
+            ("", "verdicts"),
+            ("at the kernel's start times: ", "verdicts_at_kernel_starts"),
+        ):
+            for v in res["summary"][key].values():
+                extra = f" ({', '.join(v['differs_in'])})" if v["differs_in"] else ""
+                print(f"{label}{v['title']}: {v['verdict']}{extra}")
+        _err(f"report in {res['report']}")
+    return EXIT_OK
+
+
 def cmd_cdfs(args: argparse.Namespace) -> int:
     from . import _native
 
@@ -400,6 +438,27 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("-j", "--jobs", type=int, default=None)
     rp.add_argument("-q", "--quiet", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
+
+    x = sub.add_parser(
+        "crosscheck",
+        help="run a scenario in dcnsim (linux TCP profile) and on this kernel's TCP "
+        "in network namespaces; compare (needs root)",
+    )
+    x.add_argument("scenario", help="TOML file or shipped scenario name (star topology)")
+    x.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a value"
+    )
+    x.add_argument("--reps", type=int, default=3, help="kernel repetitions (default 3)")
+    x.add_argument(
+        "--rate",
+        metavar="RATE",
+        default=None,
+        help="run the host links at RATE (e.g. 200Mbps), scaling every link rate; buffers "
+        "in packets stay as they are",
+    )
+    x.add_argument("-o", "--output", metavar="DIR", help="report directory")
+    x.add_argument("-q", "--quiet", action="store_true")
+    x.set_defaults(func=cmd_crosscheck)
 
     c = sub.add_parser("cdfs", help="list the built-in flow-size CDFs")
     c.set_defaults(func=cmd_cdfs)

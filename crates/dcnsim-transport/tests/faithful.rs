@@ -108,6 +108,40 @@ fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
     );
 }
 
+/// Linux `tcp_schedule_loss_probe` arms the probe at 2·SRTT + TCP_TIMEOUT_MIN (two
+/// jiffies) when more than one segment is in flight — added, not a floor (`pto_slack`).
+/// With the last two segments lost, the probe goes exactly `pto_slack` later than under
+/// RFC 8985; the Linux profile adds 8 ms (two 4 ms jiffies).
+#[test]
+fn linux_adds_two_jiffies_to_the_probe_timeout() {
+    let run = |slack: Time| {
+        let cfg = TcpConfig {
+            tlp: true,
+            pto_min: 10 * US,
+            pto_slack: slack,
+            tlp_max_ack_delay: Some(0),
+            rto_min: 50 * MS,
+            rto_init: 50 * MS,
+            ..Default::default()
+        };
+        let mut h = Harness::new(cfg, 20 * MSS, path()).drop_list(&[(18, 0), (19, 0)]);
+        assert!(h.run(LIMIT));
+        h
+    };
+    let probe_at = |h: &Harness| {
+        let p: Vec<_> = h.retx();
+        assert_eq!(p[0].1.retx, Some(RetxCause::Probe));
+        p[0].0
+    };
+    let (rfc, linux) = (run(0), run(3 * MS));
+    assert_eq!(rfc.s.stats().tlp_probes, 1);
+    assert_eq!(linux.s.stats().tlp_probes, 1);
+    assert_eq!(probe_at(&linux) - probe_at(&rfc), 3 * MS);
+    let lx = TcpConfig::profile(dcnsim_transport::Profile::Linux, CcKind::Cubic);
+    assert_eq!(lx.pto_slack, 8 * MS);
+    assert_eq!(lx.timer_tick, 4 * MS);
+}
+
 /// RFC 8985 §7: a lost last segment is recovered by a probe after ≈ 2·SRTT, not by the
 /// retransmission timeout.
 #[test]

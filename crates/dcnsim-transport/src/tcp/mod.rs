@@ -321,6 +321,9 @@ pub struct TcpConfig {
     /// Added to the PTO when a single segment is in flight (RFC 8985 §7.2 WCDelAckT, 200 ms;
     /// Linux adds its RTO_min). `None` = `rto_min`.
     pub tlp_max_ack_delay: Option<Time>,
+    /// Added to the PTO when more than one segment is in flight. RFC 8985 adds nothing
+    /// (default 0); Linux `tcp_schedule_loss_probe` adds `TCP_TIMEOUT_MIN` (two jiffies).
+    pub pto_slack: Time,
     /// RFC 5682 F-RTO (SACK-enhanced, §3): detect a spurious timeout by sending new data
     /// after it. Default off.
     pub frto: bool,
@@ -416,6 +419,7 @@ impl Default for TcpConfig {
             tlp: false,
             pto_min: 10 * US,
             tlp_max_ack_delay: Some(200 * MS),
+            pto_slack: 0,
             frto: false,
             undo: false,
             dsack: false,
@@ -457,11 +461,14 @@ impl TcpConfig {
                 ssthresh_basis: SsthreshBasis::Cwnd,
                 // tcp_cubic.c: hystart = 1, HYSTART_ACK_TRAIN | HYSTART_DELAY.
                 hystart,
-                prr: true,                // tcp_cwnd_reduction
-                rack: true,               // net.ipv4.tcp_recovery = 1
-                tlp: true,                // net.ipv4.tcp_early_retrans = 3
-                pto_min: 2 * MS,          // TCP_TIMEOUT_MIN_US
-                tlp_max_ack_delay: None,  // + tcp_rto_min when packets_out == 1
+                prr: true,               // tcp_cwnd_reduction
+                rack: true,              // net.ipv4.tcp_recovery = 1
+                tlp: true,               // net.ipv4.tcp_early_retrans = 3
+                pto_min: 2 * MS,         // TCP_TIMEOUT_MIN_US
+                tlp_max_ack_delay: None, // + tcp_rto_min when packets_out == 1
+                // tcp_schedule_loss_probe: timeout = usecs_to_jiffies(2·srtt) +
+                // TCP_TIMEOUT_MIN (2 jiffies) when packets_out > 1: added, not a floor.
+                pto_slack: 8 * MS,
                 frto: true,               // net.ipv4.tcp_frto = 2
                 undo: true,               // tcp_try_undo_* (timestamps, D-SACK)
                 dsack: true,              // net.ipv4.tcp_dsack = 1

@@ -162,6 +162,7 @@ pub struct TcpSender {
     rack_deadline: Option<Time>,
     tlp: bool,
     pto_min: Time,
+    pto_slack: Time,
     tlp_max_ack_delay: Time,
     pto_deadline: Option<Time>,
     /// The outstanding probe: (TLP.end_seq, whether it was a retransmission).
@@ -235,6 +236,7 @@ impl TcpSender {
             rack_deadline: None,
             tlp: cfg.tlp,
             pto_min: cfg.pto_min,
+            pto_slack: cfg.pto_slack,
             tlp_max_ack_delay,
             pto_deadline: None,
             tlp_end: None,

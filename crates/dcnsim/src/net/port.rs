@@ -146,8 +146,14 @@ pub struct Port {
     pub unres_bytes: u64,
     pub driver: PktList,
     pub drr: DrrState,
-    /// The transmitter is busy until this time (the end of the current serialization).
+    /// The next packet may leave at this time: the end of the current serialization (a
+    /// wire), or when the token bucket is out of debt (a shaper).
     pub busy_until: Time,
+    /// Token-bucket shaper: the bucket depth as the time its tokens take to accumulate at
+    /// the rate (burst − one full frame); `None` = a store-and-forward wire.
+    pub tb_depth: Option<Time>,
+    /// Token bucket: the time the bucket is full again if nothing else is sent.
+    pub tb_full: Time,
     /// A `TxDone` wake-up is scheduled at `busy_until` (only when packets are waiting).
     pub wake_pending: bool,
     /// Packets propagating on the link, in arrival order.
@@ -185,6 +191,8 @@ impl Port {
             driver: PktList::default(),
             drr: DrrState::default(),
             busy_until: 0,
+            tb_depth: None,
+            tb_full: 0,
             wake_pending: false,
             wire: PktList::default(),
             paused: 0,
@@ -193,6 +201,23 @@ impl Port {
             busy_time: 0,
             pkts_sent: 0,
         }
+    }
+
+    /// Makes this port a token-bucket shaper whose bucket holds `depth` bytes of tokens
+    /// (a link's burst minus one full frame: the bucket may go one packet into debt, so a
+    /// backlog leaves at most depth + one frame back to back).
+    pub fn set_token_bucket(&mut self, depth: u64) {
+        self.tb_depth = Some(self.clock.tx_time(depth));
+    }
+
+    /// Token bucket (HTB's rule, `htb_class_mode` / `htb_charge_class`): the packet about
+    /// to leave at `now` (allowed: `now ≥ busy_until`, the bucket is not in debt) takes
+    /// `dt` worth of tokens. Tokens are kept as the time the bucket is full again; the next
+    /// packet may leave once tokens are back to ≥ 0, i.e. `depth` before that.
+    #[inline]
+    pub fn charge_token_bucket(&mut self, now: Time, dt: Time, depth: Time) -> Time {
+        self.tb_full = self.tb_full.max(now) + dt;
+        self.tb_full.saturating_sub(depth)
     }
 
     #[inline]

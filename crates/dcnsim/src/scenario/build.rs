@@ -469,7 +469,16 @@ impl Scenario {
         // is a keyed error here, not an abort (or the OOM killer) later.
         let mut budget = Budget::new(self.run.memory_limit);
         let counts = resources::charge_topology(self, &mut budget)?;
-        let g = self.topology.build()?;
+        let g = self.topology.build(self.packet.mtu_wire() as u64)?;
+        if self.switch.pfc.as_ref().is_some_and(|p| p.enabled)
+            && g.links.iter().any(|l| l.tb_depth.is_some())
+        {
+            return Err(ConfigError::new(
+                "switch.pfc",
+                "PFC is not modelled on token-bucket links (shaper = \"token_bucket\"): \
+                 PAUSE frames need a serializing wire",
+            ));
+        }
         let ecmp = match self.routing.ecmp {
             EcmpMode::PerFlow => Ecmp::PerFlow,
             EcmpMode::PerPacket => Ecmp::PerPacket,
@@ -1082,6 +1091,9 @@ fn charge_flows(budget: &mut Budget, key: &str, expected: f64) -> Result<(), wl:
 pub struct PathInfo {
     pub prop: Time,
     pub rates: Vec<Rate>,
+    /// Per hop: a token-bucket shaper's depth (the time its tokens take to accumulate),
+    /// `None` for a store-and-forward wire.
+    pub tb_depth: Vec<Option<Time>>,
 }
 
 impl Sim {
@@ -1089,16 +1101,22 @@ impl Sim {
         let mut port = self.host_port(src);
         let mut prop = 0;
         let mut rates = Vec::new();
+        let mut tb_depth = Vec::new();
         loop {
             let p = &self.ports[port as usize];
             prop += p.delay;
             rates.push(p.clock.rate());
+            tb_depth.push(p.tb_depth);
             if p.peer == dst {
                 break;
             }
             port = self.routes.candidates(p.peer, dst)[0];
         }
-        PathInfo { prop, rates }
+        PathInfo {
+            prop,
+            rates,
+            tb_depth,
+        }
     }
 }
 
@@ -1109,11 +1127,24 @@ impl Sim {
 /// `ideal = Σ prop + Σ_hops tx_hop(w₁) + (W − w₁) / bottleneck`, where w₁ is the first
 /// segment's wire size and W the wire bytes of the whole flow (payload + per-segment headers).
 /// Exact for one-segment flows; for longer flows it assumes the bottleneck never idles.
+/// On token-bucket hops (`shaper = "token_bucket"`) the first segment finds a full bucket
+/// and is not serialized, and the rest gains the smallest bucket depth on the path (the
+/// bytes a full bucket lets through ahead of the rate), so a lone flow stays at slowdown ≥ 1.
 pub fn ideal_fct(size: u64, mss: u64, overhead: u64, path: &PathInfo) -> Time {
     let segs = size.div_ceil(mss).max(1);
     let w1 = size.min(mss) + overhead;
     let total = size + segs * overhead;
     let bottleneck = path.rates.iter().min().copied().unwrap_or(Rate(1));
-    let first: Time = path.rates.iter().map(|r| r.tx_time(w1)).sum();
-    path.prop + first + bottleneck.tx_time(total - w1)
+    let depth = |i: usize| path.tb_depth.get(i).copied().flatten();
+    let first: Time = (0..path.rates.len())
+        .map(|i| match depth(i) {
+            Some(_) => 0,
+            None => path.rates[i].tx_time(w1),
+        })
+        .sum();
+    let head_start = (0..path.rates.len())
+        .map(|i| depth(i).unwrap_or(0))
+        .min()
+        .unwrap_or(0);
+    path.prop + first + bottleneck.tx_time(total - w1).saturating_sub(head_start)
 }

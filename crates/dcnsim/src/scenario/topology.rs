@@ -1,16 +1,45 @@
 //! `[topology]`: which graph to build.
 
 use crate::topo::{builders, Graph, NodeKind};
-use crate::units::{Bw, Dur};
+use crate::units::{Bw, Bytes, Dur};
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+
+/// How a link direction turns queued packets into arrivals at the far end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Shaper {
+    /// A store-and-forward wire: one packet at a time, each serialized at the rate, then
+    /// the propagation delay.
+    #[default]
+    Wire,
+    /// A token bucket as Linux HTB runs it (`htb_class_mode`, `htb_charge_class`): a packet
+    /// leaves when the bucket is not in debt and takes its wire size in tokens; no
+    /// serialization delay, only the propagation delay. An isolated packet leaves at once; a
+    /// backlog drains at the rate in bursts of at most `burst` bytes.
+    TokenBucket,
+}
+
+impl Shaper {
+    fn is_wire(&self) -> bool {
+        *self == Shaper::Wire
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
     pub rate: Bw,
     pub delay: Dur,
+    /// `wire` (default) or `token_bucket`; left out of the normalized scenario when `wire`,
+    /// so scenarios without it keep their config hash.
+    #[serde(default, skip_serializing_if = "Shaper::is_wire")]
+    pub shaper: Shaper,
+    /// Token bucket only: the largest back-to-back burst in wire bytes (bucket depth + one
+    /// full frame, since tokens may go one frame into debt); unset = two full frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Bytes>,
 }
 
 impl LinkConfig {
@@ -18,7 +47,43 @@ impl LinkConfig {
         LinkConfig {
             rate: Bw::gbps(gbps),
             delay: Dur::us(delay_us),
+            shaper: Shaper::Wire,
+            burst: None,
         }
+    }
+
+    /// The compiled shaper: `None` for a wire, else the bucket depth in wire bytes (the
+    /// burst minus one full frame of `mtu_wire` bytes). Errors name `key`.
+    pub fn shaping(&self, key: &str, mtu_wire: u64) -> Result<Option<u64>, ConfigError> {
+        shaping(self.shaper, self.burst, key, mtu_wire)
+    }
+}
+
+fn shaping(
+    shaper: Shaper,
+    burst: Option<Bytes>,
+    key: &str,
+    mtu_wire: u64,
+) -> Result<Option<u64>, ConfigError> {
+    match (shaper, burst) {
+        (Shaper::Wire, None) => Ok(None),
+        (Shaper::Wire, Some(_)) => Err(ConfigError::new(
+            format!("{key}.burst"),
+            "a burst applies only to shaper = \"token_bucket\"",
+        )),
+        (Shaper::TokenBucket, None) => Ok(Some(mtu_wire)),
+        (Shaper::TokenBucket, Some(b)) if b.0 < mtu_wire => Err(ConfigError::new(
+            format!("{key}.burst"),
+            format!(
+                "expected at least one full frame ({mtu_wire} B on the wire), got {} B",
+                b.0
+            ),
+        )),
+        (Shaper::TokenBucket, Some(b)) if b.0 > 1_000_000_000 => Err(ConfigError::new(
+            format!("{key}.burst"),
+            "expected at most 1GB",
+        )),
+        (Shaper::TokenBucket, Some(b)) => Ok(Some(b.0 - mtu_wire)),
     }
 }
 
@@ -30,6 +95,10 @@ pub struct ExplicitLink {
     pub b: String,
     pub rate: Bw,
     pub delay: Dur,
+    #[serde(default, skip_serializing_if = "Shaper::is_wire")]
+    pub shaper: Shaper,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Bytes>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -133,7 +202,49 @@ fn link(
 }
 
 impl TopologyConfig {
-    pub fn build(&self) -> Result<Graph, ConfigError> {
+    /// Builds the graph; `mtu_wire` (a full frame's wire size) resolves token-bucket bursts.
+    pub fn build(&self, mtu_wire: u64) -> Result<Graph, ConfigError> {
+        let mut g = self.build_graph()?;
+        self.apply_shapers(&mut g, mtu_wire)?;
+        Ok(g)
+    }
+
+    /// Sets each link's shaper from the key it was built from. The builders add host links
+    /// first with the host at end `a`, so a link whose `a` is a host is a host link.
+    fn apply_shapers(&self, g: &mut Graph, mtu_wire: u64) -> Result<(), ConfigError> {
+        let h = g.n_hosts();
+        let (host, fabric) = match self {
+            TopologyConfig::Star(t) => {
+                let s = t.link.shaping("topology.link", mtu_wire)?;
+                (s, s)
+            }
+            TopologyConfig::FatTree(t) => {
+                let s = t.link.shaping("topology.link", mtu_wire)?;
+                (s, s)
+            }
+            TopologyConfig::Dumbbell(t) => (
+                t.host_link.shaping("topology.host_link", mtu_wire)?,
+                t.core_link.shaping("topology.core_link", mtu_wire)?,
+            ),
+            TopologyConfig::LeafSpine(t) => (
+                t.host_link.shaping("topology.host_link", mtu_wire)?,
+                t.fabric_link.shaping("topology.fabric_link", mtu_wire)?,
+            ),
+            TopologyConfig::Explicit(t) => {
+                for (i, (l, spec)) in t.links.iter().zip(g.links.iter_mut()).enumerate() {
+                    spec.tb_depth =
+                        shaping(l.shaper, l.burst, &format!("topology.links[{i}]"), mtu_wire)?;
+                }
+                return Ok(());
+            }
+        };
+        for l in &mut g.links {
+            l.tb_depth = if l.a < h { host } else { fabric };
+        }
+        Ok(())
+    }
+
+    fn build_graph(&self) -> Result<Graph, ConfigError> {
         let g = match self {
             TopologyConfig::Star(StarTopo { hosts, link: l }) => {
                 pos(*hosts, "hosts", 2)?;

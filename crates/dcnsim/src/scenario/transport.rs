@@ -472,13 +472,17 @@ transport_keys! {
     /// tail-loss probe (a profile turns it on only where `sack` is)
     tlp: bool = tcp(tlp, p.tlp && sack), "bool", "needs `sack`",
         "RFC 8985 §7; Linux net.ipv4.tcp_early_retrans = 3";
-    /// floor of the probe timeout PTO = max(2·SRTT, pto_min)
+    /// floor of the probe timeout PTO = max(2·SRTT, pto_min) (+ `pto_slack` or
+    /// `tlp_max_ack_delay`)
     pto_min: Dur = tcp(pto_min), "duration", "> 0",
         "RFC 8985 §7.2 (dcnsim rfc: TLT's 10 µs); Linux TCP_TIMEOUT_MIN_US";
     /// added to the PTO when one segment is in flight; unset = the profile's (Linux:
     /// `rto_min`)
     tlp_max_ack_delay: Dur = tcp(tlp_max_ack_delay, p.tlp_max_ack_delay.map(Dur).unwrap_or(rto_min)),
         "duration", "", "RFC 8985 §7.2 WCDelAckT; Linux tcp_schedule_loss_probe (+ rto_min)";
+    /// added to the PTO when more than one segment is in flight
+    pto_slack: Dur = tcp(pto_slack), "duration", "",
+        "RFC 8985 §7.2 (none); Linux tcp_schedule_loss_probe (+ TCP_TIMEOUT_MIN, 2 jiffies)";
     /// F-RTO spurious-timeout detection (SACK-enhanced)
     frto: bool = tcp(frto), "bool", "", "RFC 5682 §3; Linux net.ipv4.tcp_frto = 2";
     /// undo window reductions that prove spurious (timestamps, D-SACK)

@@ -213,6 +213,9 @@ impl Sim {
                     TxClock::new(l.rate),
                     l.delay,
                 ));
+                if let Some(depth) = l.tb_depth {
+                    ports.last_mut().unwrap().set_token_bucket(depth);
+                }
                 peers.push(peer);
             }
             nodes.push(Node {
@@ -505,10 +508,16 @@ impl Sim {
         };
         let pk = self.arena.get_mut(id);
         let dt = p.clock.tx_time(pk.wire as u64);
-        let arrive = now + dt + p.delay;
+        // The one branch of the shaper: a wire serializes (the packet arrives after dt +
+        // propagation, the next starts after dt); a token bucket lets the packet go at once
+        // (propagation only) and the next when the tokens allow.
+        let (arrive, next) = match p.tb_depth {
+            None => (now + dt + p.delay, now + dt),
+            Some(depth) => (now + p.delay, p.charge_token_bucket(now, dt, depth)),
+        };
         pk.arrive = arrive;
         pk.hops = pk.hops.saturating_add(1);
-        p.busy_until = now + dt;
+        p.busy_until = next;
         p.busy_time += dt;
         p.pkts_sent += 1;
         self.counters.packet_hops += 1;
@@ -519,7 +528,9 @@ impl Sim {
         self.ev.push(arrive, Event::Arrive(port));
         if p.backlog() > 0 {
             p.wake_pending = true;
-            self.ev.push(now + dt, Event::TxDone(port));
+            // (A token bucket with tokens left lets the next packet go at once, `next` ≤
+            // now: the wake-up still runs as an event, after this packet's bookkeeping.)
+            self.ev.push(next.max(now), Event::TxDone(port));
         }
         if !self.scheme.is_none() {
             self.scheme

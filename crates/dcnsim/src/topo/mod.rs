@@ -27,6 +27,10 @@ pub struct LinkSpec {
     pub b: u32,
     pub rate: Rate,
     pub delay: Time,
+    /// `Some(depth)`: a token-bucket shaper in both directions whose bucket holds `depth`
+    /// wire bytes of tokens (the burst minus one full frame); `None`: a store-and-forward
+    /// wire.
+    pub tb_depth: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -47,7 +51,13 @@ impl Graph {
         (self.nodes.len() - 1) as u32
     }
     pub fn link(&mut self, a: u32, b: u32, rate: Rate, delay: Time) {
-        self.links.push(LinkSpec { a, b, rate, delay });
+        self.links.push(LinkSpec {
+            a,
+            b,
+            rate,
+            delay,
+            tb_depth: None,
+        });
     }
 
     /// Checks structural rules: hosts come first, each host has exactly one link, every

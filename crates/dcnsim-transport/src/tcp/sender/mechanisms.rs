@@ -289,6 +289,10 @@ impl TcpSender {
         if self.snd_nxt - self.snd_una <= self.mss {
             // §7.2: one segment in flight — allow for the receiver's delayed ACK.
             pto = pto.saturating_add(self.tlp_max_ack_delay);
+        } else {
+            // Linux tcp_schedule_loss_probe: + TCP_TIMEOUT_MIN (two jiffies) when more
+            // than one segment is in flight (`pto_slack`; 0 under RFC 8985).
+            pto = pto.saturating_add(self.pto_slack);
         }
         let at = self.timer_at(now, pto);
         // §7.2: a PTO later than the pending RTO is sent at the RTO's time instead of the
