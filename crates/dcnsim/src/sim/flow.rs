@@ -8,7 +8,7 @@
 //! an RTO on every ACK costs no heap operation. A stale event (the slot was re-armed earlier
 //! or cancelled) is recognised by its time and ignored.
 
-use super::{Event, Sim};
+use super::{Event, FlowTimer, Sim};
 use crate::packet::{flags, PktId, PktKind};
 use crate::transport::{AnyEndpoint, Cx, Effects, Endpoint, Timer, N_TIMERS};
 use dcnsim_engine::Time;
@@ -101,6 +101,10 @@ impl Sim {
 
     /// Calls flow `f`'s endpoint with a fresh context, then carries out what it asked for.
     /// Returns false (and calls nothing) if the flow has no endpoint.
+    ///
+    /// The endpoint's packets are allocated in the arena as it sends them and their ids
+    /// pushed on `flows.out`, a stack shared with the calls nested in sending them (a drop at
+    /// the host NIC calls `on_drop`): each call sends and pops only its own ids.
     #[inline]
     fn call(&mut self, f: u32, g: impl FnOnce(&mut AnyEndpoint, &mut Cx)) -> bool {
         let now = self.ev.now();
@@ -108,47 +112,62 @@ impl Sim {
         let Some(slot) = fl.state[f as usize].as_mut() else {
             return false;
         };
-        let mut out = std::mem::take(&mut fl.out);
+        let base = fl.out.len();
         let d = &fl.desc[f as usize];
         let rt = &fl.transports[d.transport as usize];
-        let hist = fl
-            .delivery
-            .as_mut()
-            .map(|h| &mut h[d.traffic_class as usize]);
         let rec = &mut fl.rec[f as usize];
-        let mut cx = Cx::new(now, f, d, rt, rec, hist, &mut self.arena, &mut out);
+        let dl = &mut fl.delivery;
+        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena, &mut fl.out);
         g(&mut slot.ep, &mut cx);
         let fx = cx.fx;
-        self.apply(f, fx, out);
+        self.apply(f, fx, base);
         true
     }
 
-    /// Sends the packets an endpoint emitted (in order), then applies its requests:
-    /// completion, joining the rate controller, closing, and timer slots.
-    fn apply(&mut self, f: u32, fx: Effects, mut out: Vec<PktId>) {
-        for &id in &out {
+    /// Sends the packets an endpoint emitted (`flows.out[base..]`, in order), then applies
+    /// its requests: completion, joining the rate controller, closing, and timer slots.
+    #[inline(always)]
+    fn apply(&mut self, f: u32, fx: Effects, base: usize) {
+        let n = self.flows.out.len();
+        for i in base..n {
+            let id = self.flows.out[i];
             let src = self.arena.get(id).src;
             self.host_send(src, id);
         }
-        out.clear();
-        self.flows.out = out;
-        if fx.completed {
+        self.flows.out.truncate(base);
+        if fx.flags | fx.cancel != 0 && !self.apply_rare(f, fx) {
+            return;
+        }
+        // In slot order.
+        let mut m = fx.rearm;
+        while m != 0 {
+            let t = Timer::from_index(m.trailing_zeros());
+            m &= m - 1;
+            self.sync_timer(f, t);
+        }
+    }
+
+    /// Completion, joining the controller, closing and cancelled timers. Returns false if
+    /// the flow closed.
+    #[inline(never)]
+    fn apply_rare(&mut self, f: u32, fx: Effects) -> bool {
+        if fx.flags & Effects::COMPLETED != 0 {
             self.flows.completed += 1;
             if self.flows.desc[f as usize].in_window {
                 self.flows.window_pending -= 1;
             }
         }
-        if fx.join_controller {
+        if fx.flags & Effects::JOIN_CONTROLLER != 0 {
             self.controller_join(f);
         }
-        if fx.closed {
+        if fx.flags & Effects::CLOSED != 0 {
             if let Some(s) = self.flows.state[f as usize].take() {
                 if let Some(c) = s.ctrl {
                     self.nearopt.remove_flow(f, c.0, &c.1);
                 }
             }
             self.flows.active -= 1;
-            return;
+            return false;
         }
         if fx.cancel != 0 {
             if let Some(s) = self.flows.state[f as usize].as_mut() {
@@ -159,13 +178,7 @@ impl Sim {
                 }
             }
         }
-        if fx.rearm != 0 {
-            for t in Timer::ALL {
-                if fx.rearm & (1 << t as u8) != 0 {
-                    self.sync_timer(f, t);
-                }
-            }
-        }
+        true
     }
 
     /// Schedules slot `t` of flow `f` if the endpoint's deadline is earlier than the pending
@@ -180,7 +193,7 @@ impl Sim {
             let d = d.max(now);
             if d < s.pending[t as usize] {
                 s.pending[t as usize] = d;
-                self.ev.push(d, Event::Timer(t, f));
+                self.ev.push(d, Event::Timer(FlowTimer::new(t, f)));
             }
         }
     }
@@ -206,15 +219,16 @@ impl Sim {
         }
         // No endpoint (the flow finished at its sender): the transport may still answer.
         let now = self.ev.now();
-        let mut out = std::mem::take(&mut self.flows.out);
         let fl = &mut self.flows;
+        let base = fl.out.len();
         let d = &fl.desc[f as usize];
         let rt = &fl.transports[d.transport as usize];
         let rec = &mut fl.rec[f as usize];
-        let mut cx = Cx::new(now, f, d, rt, rec, None, &mut self.arena, &mut out);
+        let dl = &mut fl.delivery;
+        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena, &mut fl.out);
         AnyEndpoint::on_closed(&mut cx, &p);
         let fx = cx.fx;
-        self.apply(f, fx, out);
+        self.apply(f, fx, base);
     }
 
     /// A packet of a flow was dropped in the fabric.

@@ -28,13 +28,12 @@ use source::Sources;
 /// Everything that happens at a point in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
+    // The declaration order is the packed kind (`pack`), so packing is a shift.
     /// A busy port finished its current serialization and packets wait: start the next.
     TxDone(u32),
     /// The head packet on the port's wire reaches the peer.
     Arrive(u32),
     FlowStart(u32),
-    /// A flow's timer slot is due (the endpoint re-checks its deadline; see `sim::flow`).
-    Timer(Timer, u32),
     /// An open-loop source emits.
     Source(u32),
     /// Periodic queue sampling.
@@ -46,6 +45,29 @@ pub enum Event {
     /// PFC: a PAUSE / RESUME frame arrives, a pause expires, or a switch refreshes its
     /// PAUSE (`sim::pfc` encodes port, kind and queue).
     Pfc(u32),
+    /// A flow's timer slot is due (the endpoint re-checks its deadline; see `sim::flow`).
+    Timer(FlowTimer),
+}
+
+/// A flow's timer slot and the flow, packed as `slot << 26 | flow` so that an event packs
+/// with one add whatever its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowTimer(u32);
+
+impl FlowTimer {
+    #[inline]
+    pub fn new(t: Timer, flow: u32) -> Self {
+        debug_assert!(flow <= MAX_EVENT_INDEX);
+        FlowTimer((t as u32) << 26 | flow)
+    }
+    #[inline]
+    pub fn slot(self) -> Timer {
+        Timer::from_index(self.0 >> 26)
+    }
+    #[inline]
+    pub fn flow(self) -> u32 {
+        self.0 & MAX_EVENT_INDEX
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
@@ -69,7 +91,8 @@ impl Packable for Event {
             Event::Trace => (5, 0),
             Event::Controller => (6, 0),
             Event::Pfc(i) => (7, i),
-            Event::Timer(t, i) => (TIMER_TAG + t as u32, i),
+            // The slot is already in bits 26.. of the payload: it adds to the kind.
+            Event::Timer(x) => return (TIMER_TAG << 26) + x.0,
         };
         debug_assert!(i <= MAX_EVENT_INDEX);
         (tag << 26) | i
@@ -86,7 +109,7 @@ impl Packable for Event {
             5 => Event::Trace,
             6 => Event::Controller,
             7 => Event::Pfc(i),
-            t => Event::Timer(Timer::from_index(t - TIMER_TAG), i),
+            _ => Event::Timer(FlowTimer(b - (TIMER_TAG << 26))),
         }
     }
 }
@@ -340,13 +363,14 @@ impl Sim {
         n
     }
 
-    #[inline]
+    // Always inlined into `run`: an out-of-line dispatch costs a call frame per event.
+    #[inline(always)]
     fn dispatch(&mut self, e: Event) {
         match e {
             Event::TxDone(p) => self.on_tx_done(p),
             Event::Arrive(p) => self.on_arrive(p),
             Event::FlowStart(f) => self.on_flow_start(f),
-            Event::Timer(t, f) => self.on_flow_timer(f, t),
+            Event::Timer(x) => self.on_flow_timer(x.flow(), x.slot()),
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
             Event::Trace => self.on_trace_capped(),
@@ -664,8 +688,10 @@ mod tests {
             Event::Pfc(12345),
         ];
         for t in Timer::ALL {
-            all.push(Event::Timer(t, 42));
-            all.push(Event::Timer(t, MAX_EVENT_INDEX));
+            all.push(Event::Timer(FlowTimer::new(t, 42)));
+            all.push(Event::Timer(FlowTimer::new(t, MAX_EVENT_INDEX)));
+            let x = FlowTimer::new(t, 42);
+            assert_eq!((x.slot(), x.flow()), (t, 42));
         }
         for e in all {
             assert_eq!(Event::unpack(e.pack()), e);

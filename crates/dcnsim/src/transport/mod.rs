@@ -69,7 +69,12 @@ impl Timer {
     pub const ALL: [Timer; N_TIMERS] = [Timer::Pace, Timer::Sender, Timer::Receiver, Timer::Aux];
     #[inline]
     pub fn from_index(i: u32) -> Timer {
-        Timer::ALL[i as usize & (N_TIMERS - 1)]
+        match i & (N_TIMERS as u32 - 1) {
+            0 => Timer::Pace,
+            1 => Timer::Sender,
+            2 => Timer::Receiver,
+            _ => Timer::Aux,
+        }
     }
 }
 
@@ -138,12 +143,17 @@ pub struct Effects {
     pub rearm: u8,
     /// Timer slots whose pending event must be forgotten (it is ignored when it fires).
     pub cancel: u8,
+    /// `COMPLETED`, `CLOSED`, `JOIN_CONTROLLER`.
+    pub flags: u8,
+}
+
+impl Effects {
     /// The receiver got the last byte (first time).
-    pub completed: bool,
+    pub const COMPLETED: u8 = 1;
     /// The sender is finished: the endpoint is dropped after this call.
-    pub closed: bool,
+    pub const CLOSED: u8 = 2;
     /// The flow's rate is set by the rate controller from now on.
-    pub join_controller: bool,
+    pub const JOIN_CONTROLLER: u8 = 4;
 }
 
 /// The I/O of one endpoint call: the flow's static description, its record, and where the
@@ -154,8 +164,8 @@ pub struct Cx<'a> {
     pub desc: &'a FlowDesc,
     pub rt: &'a TransportRt,
     pub rec: &'a mut FlowRecord,
-    /// With `output.segment_delivery`: the delivery-time histogram of the flow's class.
-    pub hist: Option<&'a mut [u64; DELIVERY_BINS]>,
+    /// With `output.segment_delivery`: the delivery-time histograms per traffic class.
+    delivery: &'a mut Option<Vec<[u64; DELIVERY_BINS]>>,
     /// Packets sent during the call, allocated in the arena (the simulator sends them after
     /// the call, in order).
     arena: &'a mut Arena,
@@ -172,7 +182,7 @@ impl<'a> Cx<'a> {
         desc: &'a FlowDesc,
         rt: &'a TransportRt,
         rec: &'a mut FlowRecord,
-        hist: Option<&'a mut [u64; DELIVERY_BINS]>,
+        delivery: &'a mut Option<Vec<[u64; DELIVERY_BINS]>>,
         arena: &'a mut Arena,
         out: &'a mut Vec<PktId>,
     ) -> Self {
@@ -182,11 +192,17 @@ impl<'a> Cx<'a> {
             desc,
             rt,
             rec,
-            hist,
+            delivery,
             arena,
             out,
             fx: Effects::default(),
         }
+    }
+    /// With `output.segment_delivery`: the delivery-time histogram of the flow's class.
+    #[inline]
+    pub fn hist(&mut self) -> Option<&mut [u64; DELIVERY_BINS]> {
+        let c = self.desc.traffic_class as usize;
+        self.delivery.as_mut().map(|h| &mut h[c])
     }
     /// Transmits `p` from host `p.src` (after the call, in the order sent).
     #[inline]
@@ -209,7 +225,7 @@ impl<'a> Cx<'a> {
     pub fn complete(&mut self) {
         if self.rec.finish.is_none() {
             self.rec.finish = Some(self.now);
-            self.fx.completed = true;
+            self.fx.flags |= Effects::COMPLETED;
         }
     }
     /// The sender is finished (everything acknowledged): the endpoint is dropped after
@@ -217,12 +233,12 @@ impl<'a> Cx<'a> {
     #[inline]
     pub fn close(&mut self) {
         self.rec.sender_done = Some(self.now);
-        self.fx.closed = true;
+        self.fx.flags |= Effects::CLOSED;
     }
     /// From now on the rate controller sets this flow's rate ([`Endpoint::set_rate`]).
     #[inline]
     pub fn join_controller(&mut self) {
-        self.fx.join_controller = true;
+        self.fx.flags |= Effects::JOIN_CONTROLLER;
     }
 }
 

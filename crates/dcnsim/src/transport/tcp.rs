@@ -300,14 +300,16 @@ impl<S: SegSender> TcpFlow<S> {
         self.tx.on_ack(now, &ack, &mut segs);
         let una = self.tx.snd_una();
         self.fate.trim(una / self.mss);
-        if let (Some(w), Some(hist)) = (&mut self.delivery, &mut cx.hist) {
+        if let Some(w) = &mut self.delivery {
             // Whole segments the ACK covers: below the cumulative ACK and inside SACK blocks
             // (a flow's last segment may be short).
             let (mss, size) = (self.mss, cx.desc.size);
             let end_idx = |e: u64| if e >= size { e.div_ceil(mss) } else { e / mss };
-            w.covered(0, end_idx(una), now, hist);
-            for &(s, e) in ack.sack_blocks() {
-                w.covered(s.div_ceil(mss), end_idx(e), now, hist);
+            if let Some(hist) = cx.hist() {
+                w.covered(0, end_idx(una), now, hist);
+                for &(s, e) in ack.sack_blocks() {
+                    w.covered(s.div_ceil(mss), end_idx(e), now, hist);
+                }
             }
         }
         self.emit_segments(cx, &segs);
