@@ -3,8 +3,9 @@
 //! Layering, bottom to top: `packet` (wire types) → `net` (ports, schedulers, buffers, ECN)
 //! and `scheme` (hooks) → `topo` (graphs, routes) → `sim` (the event loop where hosts,
 //! transports and the fabric meet) → `scenario` (the user-facing schema and its builder).
-//! Transports live in the `dcnsim-transport` crate and workloads in `dcnsim-workload`;
-//! neither knows about the fabric.
+//! `transport` holds the endpoints every transport family implements (one sans-IO shape; the
+//! TCP machines themselves live in the `dcnsim-transport` crate) and workloads live in
+//! `dcnsim-workload`; neither knows about the fabric.
 
 pub mod bench;
 pub mod net;
@@ -16,4 +17,5 @@ pub mod sim;
 pub mod strict;
 pub mod tagged;
 pub mod topo;
+pub mod transport;
 pub mod units;

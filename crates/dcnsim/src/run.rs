@@ -35,7 +35,7 @@ pub struct RunMeta {
     pub classes: Vec<String>,
     pub warnings: Vec<String>,
     /// With `output.segment_delivery`: histogram bin edges (seconds) and counts per class
-    /// (see `sim::flow::delivery_bin`).
+    /// (see `transport::delivery_bin`).
     pub segment_delivery: Option<(Vec<f64>, Vec<Vec<u64>>)>,
     /// How the run ended: "complete", "horizon", "max_events", "idle", "pfc_deadlock"
     /// (the PFC watchdog stopped it) or "interrupted".
@@ -151,7 +151,7 @@ pub fn run_built(
         warnings,
         segment_delivery: sim.flows.delivery.as_ref().map(|h| {
             (
-                crate::sim::flow::delivery_edges(),
+                crate::transport::delivery_edges(),
                 h.iter().map(|c| c.to_vec()).collect(),
             )
         }),

@@ -4,7 +4,7 @@
 use super::classes::*;
 use super::resources::{self, Budget};
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
-use crate::sim::flow::{CqcnRt, FlowDesc, TransportKind, TransportRt};
+use crate::transport::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::nearopt::OwnQueue;
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
@@ -486,7 +486,7 @@ impl Scenario {
         let mut sim = Sim::with_configs(&g, &self.switch, &self.host, self.seed, ecmp);
         if self.output.segment_delivery {
             sim.flows.delivery = Some(vec![
-                [0; crate::sim::flow::DELIVERY_BINS];
+                [0; crate::transport::DELIVERY_BINS];
                 self.classes.len().max(1)
             ]);
         }

@@ -4,7 +4,8 @@
 //! admission → marking → enqueue) is a synchronous call chain; the events are a packet
 //! reaching the far end of its wire (`Arrive`, scheduled when its serialization starts, a
 //! fixed delay ahead), a busy port freeing up while packets wait (`TxDone`, at most one per
-//! port), and endpoint starts, timers and pacing. Fixed-delay events cost O(1) in the event
+//! port), and flow starts and flow timer slots (`Timer`: retransmission, delayed ACK, NIC
+//! pacing, ... — the same event for every transport, see `crate::transport`). Fixed-delay events cost O(1) in the event
 //! queue's lanes (see `dcnsim_engine::queue`).
 
 pub mod flow;
@@ -19,6 +20,7 @@ use crate::packet::{flags, Arena, Packet, PktId, PktKind};
 use crate::scheme::{AnyScheme, EnqCtx, Scheme, TxCtx, Verdict};
 use crate::topo::routes::Routes;
 use crate::topo::{Graph, NodeKind};
+use crate::transport::{Timer, N_TIMERS};
 use dcnsim_engine::{EventQueue, Packable, Rng, Time, TxClock};
 use flow::Flows;
 use source::Sources;
@@ -26,36 +28,56 @@ use source::Sources;
 /// Everything that happens at a point in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
+    // The declaration order is the packed kind (`pack`), so packing is a shift.
     /// A busy port finished its current serialization and packets wait: start the next.
     TxDone(u32),
     /// The head packet on the port's wire reaches the peer.
     Arrive(u32),
     FlowStart(u32),
-    /// Retransmission timer check for a flow.
-    Rto(u32),
-    /// Delayed-ACK timer check for a flow.
-    DelAck(u32),
     /// An open-loop source emits.
     Source(u32),
     /// Periodic queue sampling.
     Sample,
     /// Periodic sampling of traced flows' sender state.
     Trace,
-    /// A Near-Opt flow may send its next segment.
-    Pace(u32),
-    /// A TCP+ flow emits its next probe.
-    Probe(u32),
-    /// A round of the Near-Opt rate oracle.
-    NearOptTick,
+    /// A round of the rate controller (the Near-Opt oracle, `sim::nearopt`).
+    Controller,
     /// PFC: a PAUSE / RESUME frame arrives, a pause expires, or a switch refreshes its
     /// PAUSE (`sim::pfc` encodes port, kind and queue).
     Pfc(u32),
+    /// A flow's timer slot is due (the endpoint re-checks its deadline; see `sim::flow`).
+    Timer(FlowTimer),
+}
+
+/// A flow's timer slot and the flow, packed as `slot << 26 | flow` so that an event packs
+/// with one add whatever its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowTimer(u32);
+
+impl FlowTimer {
+    #[inline]
+    pub fn new(t: Timer, flow: u32) -> Self {
+        debug_assert!(flow <= MAX_EVENT_INDEX);
+        FlowTimer((t as u32) << 26 | flow)
+    }
+    #[inline]
+    pub fn slot(self) -> Timer {
+        Timer::from_index(self.0 >> 26)
+    }
+    #[inline]
+    pub fn flow(self) -> u32 {
+        self.0 & MAX_EVENT_INDEX
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
 
 /// Largest index an event can carry (26 bits: 4 bits go to the kind).
 pub const MAX_EVENT_INDEX: u32 = (1 << 26) - 1;
+
+/// The first of the kinds that carry a timer slot (one kind per slot).
+const TIMER_TAG: u32 = 8;
+const _: () = assert!(TIMER_TAG as usize + N_TIMERS <= 16);
 
 impl Packable for Event {
     #[inline]
@@ -64,15 +86,13 @@ impl Packable for Event {
             Event::TxDone(i) => (0, i),
             Event::Arrive(i) => (1, i),
             Event::FlowStart(i) => (2, i),
-            Event::Rto(i) => (3, i),
-            Event::DelAck(i) => (4, i),
-            Event::Source(i) => (5, i),
-            Event::Sample => (6, 0),
-            Event::Trace => (7, 0),
-            Event::Pace(i) => (8, i),
-            Event::Probe(i) => (9, i),
-            Event::NearOptTick => (10, 0),
-            Event::Pfc(i) => (11, i),
+            Event::Source(i) => (3, i),
+            Event::Sample => (4, 0),
+            Event::Trace => (5, 0),
+            Event::Controller => (6, 0),
+            Event::Pfc(i) => (7, i),
+            // The slot is already in bits 26.. of the payload: it adds to the kind.
+            Event::Timer(x) => return (TIMER_TAG << 26) + x.0,
         };
         debug_assert!(i <= MAX_EVENT_INDEX);
         (tag << 26) | i
@@ -84,15 +104,12 @@ impl Packable for Event {
             0 => Event::TxDone(i),
             1 => Event::Arrive(i),
             2 => Event::FlowStart(i),
-            3 => Event::Rto(i),
-            4 => Event::DelAck(i),
-            5 => Event::Source(i),
-            6 => Event::Sample,
-            7 => Event::Trace,
-            8 => Event::Pace(i),
-            9 => Event::Probe(i),
-            10 => Event::NearOptTick,
-            _ => Event::Pfc(i),
+            3 => Event::Source(i),
+            4 => Event::Sample,
+            5 => Event::Trace,
+            6 => Event::Controller,
+            7 => Event::Pfc(i),
+            _ => Event::Timer(FlowTimer(b - (TIMER_TAG << 26))),
         }
     }
 }
@@ -349,20 +366,18 @@ impl Sim {
         n
     }
 
-    #[inline]
+    // Always inlined into `run`: an out-of-line dispatch costs a call frame per event.
+    #[inline(always)]
     fn dispatch(&mut self, e: Event) {
         match e {
             Event::TxDone(p) => self.on_tx_done(p),
             Event::Arrive(p) => self.on_arrive(p),
             Event::FlowStart(f) => self.on_flow_start(f),
-            Event::Rto(f) => self.on_rto_event(f),
-            Event::DelAck(f) => self.on_delack_event(f),
+            Event::Timer(x) => self.on_flow_timer(x.flow(), x.slot()),
             Event::Source(s) => self.on_source(s),
             Event::Sample => self.on_sample(),
             Event::Trace => self.on_trace_capped(),
-            Event::Pace(f) => self.on_pace(f),
-            Event::Probe(f) => self.on_probe_tick(f),
-            Event::NearOptTick => self.on_nearopt_tick(),
+            Event::Controller => self.on_nearopt_tick(),
             Event::Pfc(c) => self.on_pfc(c),
         }
     }
@@ -393,14 +408,10 @@ impl Sim {
             self.scheme.on_receive(self.arena.get(id), host, now);
         }
         self.counters.delivered += 1;
-        let kind = self.arena.get(id).kind;
-        match kind {
-            PktKind::Raw => self.sources.on_receive(self.arena.get(id), now),
-            PktKind::Probe => self.on_probe_rx(id),
-            PktKind::Data => self.on_data_rx(id),
-            PktKind::Ack => self.on_ack_rx(id),
-            PktKind::Syn | PktKind::SynAck => self.on_handshake_rx(id),
-            PktKind::Fin => {}
+        if self.arena.get(id).kind == PktKind::Raw {
+            self.sources.on_receive(self.arena.get(id), now);
+        } else {
+            self.on_flow_packet(id);
         }
         self.arena.free(id);
     }
@@ -474,9 +485,8 @@ impl Sim {
         self.ports[port as usize].count_drop(qi, why, c);
         self.counters.dropped += 1;
         self.counters.drops_by_reason[why as usize] += 1;
-        let kind = self.arena.get(id).kind;
-        if kind == PktKind::Data {
-            self.on_data_dropped(id);
+        if self.arena.get(id).kind != PktKind::Raw {
+            self.on_flow_drop(id);
         }
         self.arena.free(id);
     }
@@ -669,5 +679,34 @@ impl Sim {
     #[inline]
     pub fn new_packet(&mut self, p: Packet) -> PktId {
         self.arena.alloc(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_packs_and_unpacks() {
+        let mut all = vec![
+            Event::TxDone(7),
+            Event::Arrive(MAX_EVENT_INDEX),
+            Event::FlowStart(0),
+            Event::Source(3),
+            Event::Sample,
+            Event::Trace,
+            Event::Controller,
+            Event::Pfc(12345),
+        ];
+        for t in Timer::ALL {
+            all.push(Event::Timer(FlowTimer::new(t, 42)));
+            all.push(Event::Timer(FlowTimer::new(t, MAX_EVENT_INDEX)));
+            let x = FlowTimer::new(t, 42);
+            assert_eq!((x.slot(), x.flow()), (t, 42));
+        }
+        for e in all {
+            assert_eq!(Event::unpack(e.pack()), e);
+            assert!(e.pack() < 1 << dcnsim_engine::queue::PACK_BITS);
+        }
     }
 }
