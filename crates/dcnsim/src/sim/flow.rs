@@ -9,7 +9,7 @@
 //! or cancelled) is recognised by its time and ignored.
 
 use super::{Event, FlowTimer, Sim};
-use crate::packet::{flags, PktId, PktKind};
+use crate::packet::{flags, PktId, PktKind, NIL};
 use crate::transport::{AnyEndpoint, Cx, Effects, Endpoint, Timer, N_TIMERS};
 use dcnsim_engine::Time;
 use dcnsim_transport::TcpSender;
@@ -36,8 +36,6 @@ pub struct Flows {
     pub rec: Vec<FlowRecord>,
     state: Vec<Option<Box<FlowSlot>>>,
     drop_count: HashMap<(u32, u64), u32>,
-    /// Packets an endpoint emitted during the current call (reused).
-    out: Vec<PktId>,
     /// Flows not yet done (not started, or started and the sender not finished).
     active: u32,
     /// In-window flows whose last byte has not been received.
@@ -102,9 +100,10 @@ impl Sim {
     /// Calls flow `f`'s endpoint with a fresh context, then carries out what it asked for.
     /// Returns false (and calls nothing) if the flow has no endpoint.
     ///
-    /// The endpoint's packets are allocated in the arena as it sends them and their ids
-    /// pushed on `flows.out`, a stack shared with the calls nested in sending them (a drop at
-    /// the host NIC calls `on_drop`): each call sends and pops only its own ids.
+    /// The endpoint's packets are allocated in the arena as it sends them and chained
+    /// through their `next` links (see [`Cx`]); each call sends only its own chain, so the
+    /// calls nested in sending them (a drop at the host NIC calls `on_drop`) need no shared
+    /// buffer.
     #[inline]
     fn call(&mut self, f: u32, g: impl FnOnce(&mut AnyEndpoint, &mut Cx)) -> bool {
         let now = self.ev.now();
@@ -112,38 +111,35 @@ impl Sim {
         let Some(slot) = fl.state[f as usize].as_mut() else {
             return false;
         };
-        let base = fl.out.len();
         let d = &fl.desc[f as usize];
         let rt = &fl.transports[d.transport as usize];
         let rec = &mut fl.rec[f as usize];
         let dl = &mut fl.delivery;
-        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena, &mut fl.out);
+        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena);
         g(&mut slot.ep, &mut cx);
-        let fx = cx.fx;
-        self.apply(f, fx, base);
+        let (fx, head) = (cx.fx, cx.head);
+        self.apply(f, fx, head);
         true
     }
 
-    /// Sends the packets an endpoint emitted (`flows.out[base..]`, in order), then applies
+    /// Sends the packets an endpoint emitted (the chain from `head`, in order), then applies
     /// its requests: completion, joining the rate controller, closing, and timer slots.
     #[inline(always)]
-    fn apply(&mut self, f: u32, fx: Effects, base: usize) {
-        let n = self.flows.out.len();
-        for i in base..n {
-            let id = self.flows.out[i];
-            let src = self.arena.get(id).src;
+    fn apply(&mut self, f: u32, fx: Effects, head: PktId) {
+        let mut id = head;
+        while id != NIL {
+            let p = self.arena.get_mut(id);
+            let next = p.next;
+            p.next = NIL;
+            let src = p.src;
             self.host_send(src, id);
+            id = next;
         }
-        self.flows.out.truncate(base);
         if fx.flags | fx.cancel != 0 && !self.apply_rare(f, fx) {
             return;
         }
-        // In slot order.
-        let mut m = fx.rearm;
-        while m != 0 {
-            let t = Timer::from_index(m.trailing_zeros());
-            m &= m - 1;
-            self.sync_timer(f, t);
+        if fx.rearm != 0 {
+            self.rearm(f, fx.rearm);
         }
     }
 
@@ -179,6 +175,27 @@ impl Sim {
             }
         }
         true
+    }
+
+    /// Re-reads the deadlines of the slots in mask `m` (in slot order) and schedules those
+    /// earlier than their pending event: one look-up of the flow for all of them.
+    #[inline]
+    fn rearm(&mut self, f: u32, mut m: u8) {
+        let now = self.ev.now();
+        let Some(s) = self.flows.state[f as usize].as_deref_mut() else {
+            return;
+        };
+        while m != 0 {
+            let t = Timer::from_index(m.trailing_zeros());
+            m &= m - 1;
+            if let Some(d) = s.ep.deadline(t) {
+                let d = d.max(now);
+                if d < s.pending[t as usize] {
+                    s.pending[t as usize] = d;
+                    self.ev.push(d, Event::Timer(FlowTimer::new(t, f)));
+                }
+            }
+        }
     }
 
     /// Schedules slot `t` of flow `f` if the endpoint's deadline is earlier than the pending
@@ -217,18 +234,23 @@ impl Sim {
         if self.call(f, |ep, cx| ep.on_packet(cx, &p)) {
             return;
         }
-        // No endpoint (the flow finished at its sender): the transport may still answer.
+        self.on_closed_packet(f, &p);
+    }
+
+    /// A packet of a flow with no endpoint (finished at its sender): the transport may still
+    /// answer.
+    #[inline(never)]
+    fn on_closed_packet(&mut self, f: u32, p: &crate::packet::Packet) {
         let now = self.ev.now();
         let fl = &mut self.flows;
-        let base = fl.out.len();
         let d = &fl.desc[f as usize];
         let rt = &fl.transports[d.transport as usize];
         let rec = &mut fl.rec[f as usize];
         let dl = &mut fl.delivery;
-        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena, &mut fl.out);
-        AnyEndpoint::on_closed(&mut cx, &p);
-        let fx = cx.fx;
-        self.apply(f, fx, base);
+        let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena);
+        AnyEndpoint::on_closed(&mut cx, p);
+        let (fx, head) = (cx.fx, cx.head);
+        self.apply(f, fx, head);
     }
 
     /// A packet of a flow was dropped in the fabric.

@@ -40,7 +40,7 @@ pub mod record;
 pub mod tcp;
 mod wire;
 
-use crate::packet::{Arena, Packet, PktId};
+use crate::packet::{Arena, Packet, PktId, NIL};
 use dcnsim_engine::{Rate, Time};
 use dcnsim_transport::{TcpConfig, TcpSender};
 pub use record::{delivery_bin, delivery_edges, FlowRecord, TraceRow, DELIVERY_BINS};
@@ -166,10 +166,13 @@ pub struct Cx<'a> {
     pub rec: &'a mut FlowRecord,
     /// With `output.segment_delivery`: the delivery-time histograms per traffic class.
     delivery: &'a mut Option<Vec<[u64; DELIVERY_BINS]>>,
-    /// Packets sent during the call, allocated in the arena (the simulator sends them after
-    /// the call, in order).
+    /// Packets sent during the call are allocated in the arena and chained through their
+    /// `next` links, `head` first (NIL: none); the simulator sends them after the call, in
+    /// order. No buffer outside the arena: nested calls (a drop at the host NIC while the
+    /// chain is being sent) keep their own chains.
     arena: &'a mut Arena,
-    out: &'a mut Vec<PktId>,
+    pub(crate) head: PktId,
+    tail: PktId,
     pub fx: Effects,
 }
 
@@ -184,7 +187,6 @@ impl<'a> Cx<'a> {
         rec: &'a mut FlowRecord,
         delivery: &'a mut Option<Vec<[u64; DELIVERY_BINS]>>,
         arena: &'a mut Arena,
-        out: &'a mut Vec<PktId>,
     ) -> Self {
         Cx {
             now,
@@ -194,7 +196,8 @@ impl<'a> Cx<'a> {
             rec,
             delivery,
             arena,
-            out,
+            head: NIL,
+            tail: NIL,
             fx: Effects::default(),
         }
     }
@@ -208,7 +211,12 @@ impl<'a> Cx<'a> {
     #[inline]
     pub fn send(&mut self, p: Packet) {
         let id = self.arena.alloc(p);
-        self.out.push(id);
+        if self.tail == NIL {
+            self.head = id;
+        } else {
+            self.arena.get_mut(self.tail).next = id;
+        }
+        self.tail = id;
     }
     /// The deadline of slot `t` may have moved earlier: the simulator re-reads it.
     #[inline]
