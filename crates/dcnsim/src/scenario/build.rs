@@ -4,11 +4,11 @@
 use super::classes::*;
 use super::resources::{self, Budget};
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
-use crate::transport::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::sim::nearopt::OwnQueue;
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
+use crate::transport::{CqcnRt, FlowDesc, TransportKind, TransportRt};
 use crate::units::Dur;
 use dcnsim_engine::{rng::mix64, Rate, Time};
 use dcnsim_workload as wl;

@@ -57,7 +57,10 @@ impl Flows {
     }
     /// A controlled flow's queue class and path.
     pub(super) fn controlled(&self, f: u32) -> (usize, &[u32]) {
-        match self.state[f as usize].as_ref().and_then(|s| s.ctrl.as_ref()) {
+        match self.state[f as usize]
+            .as_ref()
+            .and_then(|s| s.ctrl.as_ref())
+        {
             Some(c) => (c.0, c.1.as_slice()),
             None => (0, &[]),
         }
@@ -307,7 +310,12 @@ impl Sim {
 
     /// A running Near-Opt flow's current rate (wire bytes per second).
     pub fn nearopt_rate(&self, f: u32) -> Option<f64> {
-        self.flows.state.get(f as usize)?.as_ref()?.ep.nearopt_rate()
+        self.flows
+            .state
+            .get(f as usize)?
+            .as_ref()?
+            .ep
+            .nearopt_rate()
     }
 
     /// A flow's record with the counters of an endpoint still running folded in.

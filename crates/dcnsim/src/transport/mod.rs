@@ -308,7 +308,9 @@ impl AnyEndpoint {
                 d,
                 record_delivery,
             )),
-            TransportKind::ConstRate(r) => AnyEndpoint::ConstRate(rate::ConstRateFlow::new(r, rt, d)),
+            TransportKind::ConstRate(r) => {
+                AnyEndpoint::ConstRate(rate::ConstRateFlow::new(r, rt, d))
+            }
         }
     }
 

@@ -165,7 +165,6 @@ impl NearOptSender {
     }
 }
 
-
 /// A rate-based sender: the controller sets the rate, the NIC pacer ([`super::Timer::Pace`])
 /// releases one segment per slot, and ACKs only move the cumulative point.
 impl SegSender for NearOptSender {

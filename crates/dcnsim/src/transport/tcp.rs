@@ -348,8 +348,11 @@ impl<S: SegSender> TcpFlow<S> {
             // LPF §3 loss information (oracle senders only): a segment with no copy in
             // flight that the receiver does not have was really lost.
             let (rx, fate, mss) = (&self.rx, &self.fate, self.mss);
-            self.tx
-                .on_timeout(now, |seq| !rx.has(seq) && fate.get(seq / mss) == 0, &mut segs);
+            self.tx.on_timeout(
+                now,
+                |seq| !rx.has(seq) && fate.get(seq / mss) == 0,
+                &mut segs,
+            );
             // The sender's timer may have been a probe or RACK's: only a timeout makes
             // its first retransmission the one that tells whether the RTO was spurious.
             if self.tx.rto_count() > rtos {

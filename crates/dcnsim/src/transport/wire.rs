@@ -19,7 +19,14 @@ pub(super) fn mark_of(p: &Packet) -> TltMark {
 pub(super) fn data_packet(cx: &Cx, s: &Segment) -> Packet {
     let d = cx.desc;
     let overhead = cx.rt.data_overhead;
-    let mut p = Packet::new(PktKind::Data, cx.flow, d.src, d.dst, s.len, s.len + overhead);
+    let mut p = Packet::new(
+        PktKind::Data,
+        cx.flow,
+        d.src,
+        d.dst,
+        s.len,
+        s.len + overhead,
+    );
     p.seq = s.seq;
     p.ts = s.tsval;
     p.class = d.class;
