@@ -412,6 +412,18 @@ def load(directory: str | os.PathLike[str]) -> Results:
     )
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (signal 0; one we may not signal
+    exists too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _owner_alive(name: str, max_age_s: float, mtime: float) -> bool:
     """Whether the save that made a temp dir named ``name`` may still be running."""
     marker = TMP_MARK if TMP_MARK in name else OLD_MARK
@@ -419,15 +431,7 @@ def _owner_alive(name: str, max_age_s: float, mtime: float) -> bool:
     parts = tag.rsplit("-", 2)  # host-pid-random (host names may contain "-")
     if len(parts) == 3 and parts[0] == socket.gethostname() and parts[1].isdigit():
         pid = int(parts[1])
-        if pid == os.getpid():
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return pid != os.getpid() and pid_alive(pid)
     # another machine (shared file system): trust it only for a while
     return time.time() - mtime < max_age_s
 

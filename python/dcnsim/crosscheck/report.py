@@ -257,10 +257,7 @@ def report_md(
         f"{tol.count_floor:g} per flow."
     )
     out.append("")
-    out.append("| figure | verdict | rows that differ |")
-    out.append("|---|---|---|")
-    for v in verdict.values():
-        out.append(f"| {v['title']} | {v['verdict']} | {', '.join(v['differs_in']) or '–'} |")
+    out.extend(_verdict_rows(verdict))
     out.append("")
     out.append("## Per class and size")
     out.append("")
@@ -282,6 +279,13 @@ def report_md(
     return "\n".join(out) + "\n"
 
 
+def _verdict_rows(verdict: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    rows = ["| figure | verdict | rows that differ |", "|---|---|---|"]
+    for v in verdict.values():
+        rows.append(f"| {v['title']} | {v['verdict']} | {', '.join(v['differs_in']) or '–'} |")
+    return rows
+
+
 def second_md(
     table: pd.DataFrame, verdict: Mapping[str, Mapping[str, Any]], stack: pd.DataFrame
 ) -> str:
@@ -294,10 +298,7 @@ def second_md(
         "median lateness for it: what remains is TCP and the link model, not the schedule."
     )
     out.append("")
-    out.append("| figure | verdict | rows that differ |")
-    out.append("|---|---|---|")
-    for v in verdict.values():
-        out.append(f"| {v['title']} | {v['verdict']} | {', '.join(v['differs_in']) or '–'} |")
+    out.extend(_verdict_rows(verdict))
     out.append("")
     out.append(table_md(table))
     out.append("")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
+from ..results import pid_alive
 from .plan import PREFIX, Plan, driver_spec, host_addr
 
 DRIVER = Path(__file__).with_name("driver.py")
@@ -50,22 +50,12 @@ def list_ours() -> list[str]:
     return [n for n in names if n.startswith(PREFIX)]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clean_stale() -> list[str]:
     """Removes namespaces ``dcx-<pid>-…`` whose process no longer exists; returns them."""
     gone = []
     for ns in list_ours():
         m = re.match(rf"{re.escape(PREFIX)}(\d+)-", ns)
-        if m and not _pid_alive(int(m.group(1))):
+        if m and not pid_alive(int(m.group(1))):
             _run(["ip", "netns", "del", ns], check=False)
             gone.append(ns)
     return gone
