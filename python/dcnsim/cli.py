@@ -98,10 +98,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return status
 
 
+def _is_sweep_dir(d: str | os.PathLike[str]) -> bool:
+    return (Path(d) / "sweep.parquet").is_file()
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plots
     from .results import load
 
+    sweeps = [d for d in args.dirs if _is_sweep_dir(d)]
+    if sweeps:
+        if len(args.dirs) > 1:
+            raise ConfigError("plot one sweep directory at a time (or only run directories)", "DIR")
+        out = Path(args.output) if args.output else Path(sweeps[0]) / "plots"
+        try:
+            paths = plots.plot_sweep(sweeps[0], out, args.format, x=args.x)
+        except ValueError as e:
+            raise ConfigError(str(e), "--x") from None
+        for p in paths:
+            print(p)
+        return EXIT_OK
+    if args.x is not None:
+        raise ConfigError("--x applies to a sweep directory only", "--x")
     runs = {}
     for d in args.dirs:
         try:
@@ -184,12 +202,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     done = int(df["done"].sum()) if "done" in df else 0
     if not args.quiet:
-        cols = [*params, "seed", "done"]
-        cols += [c for c in ("unfinished", "fct_p50_s", "fct_p99_s", "slowdown_p99") if c in df]
         import pandas as pd
 
+        from .sweep import aggregate
+
+        keys = ("unfinished", "fct_p50_s", "fct_p99_s", "slowdown_p99")
         with pd.option_context("display.width", 160, "display.max_rows", 60):
-            print(df[cols].to_string(index=False))
+            if df["seed"].nunique() > 1:
+                agg = aggregate(df, metrics=[c for c in keys if c in df])
+                cols = [*params, "seeds"]
+                for c in keys:
+                    if c in agg:
+                        agg[c] = [
+                            f"{m:.3g} [{lo:.3g}, {hi:.3g}]"
+                            for m, lo, hi in zip(
+                                agg[c], agg[f"{c}_lo"], agg[f"{c}_hi"], strict=True
+                            )
+                        ]
+                        cols.append(c)
+                print("mean [95% Student-t interval] over seeds")
+                print(agg[cols].to_string(index=False))
+            else:
+                cols = [*params, "seed", "done", *(c for c in keys if c in df)]
+                print(df[cols].to_string(index=False))
     _err(f"{done}/{len(df)} runs complete; summary in {Path(args.output) / 'sweep.parquet'}")
     return EXIT_OK
 
@@ -391,10 +426,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.set_defaults(func=cmd_validate)
 
-    pl = sub.add_parser("plot", help="plot saved results (FCT CDF, percentiles, queues)")
-    pl.add_argument("dirs", nargs="+", metavar="DIR", help="result directories (from run -o)")
+    pl = sub.add_parser(
+        "plot",
+        help="plot saved results (FCT CDF, percentiles, queues) or a sweep (metrics against "
+        "a parameter, mean and 95%% interval over seeds)",
+    )
+    pl.add_argument(
+        "dirs", nargs="+", metavar="DIR", help="result directories (from run -o) or one sweep"
+    )
     pl.add_argument("-o", "--output", metavar="OUT", help="output directory (default DIR/plots)")
     pl.add_argument("--format", choices=["png", "svg"], default="png")
+    pl.add_argument(
+        "--x",
+        metavar="KEY",
+        default=None,
+        help="sweeps: the parameter on the x axis (default: the first numeric swept one)",
+    )
     pl.set_defaults(func=cmd_plot)
 
     s = sub.add_parser("sweep", help="run a parameter sweep on all cores, cached by config hash")

@@ -248,6 +248,14 @@ def run_metrics(res: Results) -> dict[str, Any]:
         lab = _short_label(str(b["bucket"]))
         row[f"slowdown_p50[{lab}]"] = float(b["p50"])
         row[f"slowdown_p99[{lab}]"] = float(b["p99"])
+        row[f"flows[{lab}]"] = int(b["count"])
+    if "class" in res.flows and res.flows["class"].nunique() > 1:
+        by_class = analysis.fct_stats(res, by="class", metric="slowdown")
+        for _, c in by_class.iterrows():
+            lab = f"class={c['class']}"
+            row[f"slowdown_p50[{lab}]"] = float(c["p50"])
+            row[f"slowdown_p99[{lab}]"] = float(c["p99"])
+            row[f"flows[{lab}]"] = int(c["count"])
     q = res.queues
     row["drops"] = int(q["drops"].sum()) if "drops" in q else 0
     row["ecn_marks"] = int(q["ecn_marks"].sum()) if "ecn_marks" in q else 0
@@ -259,8 +267,9 @@ def run_metrics(res: Results) -> dict[str, Any]:
 
 
 def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Build (and write atomically) ``out_dir/sweep.parquet`` from the complete cached runs.
-    Runs not (yet) complete get a row with ``done = False`` and no metrics."""
+    """Build (and write atomically) ``out_dir/sweep.parquet`` from the complete cached runs, and
+    ``out_dir/sweep_agg.parquet``, its :func:`aggregate` over seeds. Runs not (yet) complete
+    get a row with ``done = False`` and no metrics."""
     out = Path(out_dir)
     rows = []
     for r in runs:
@@ -281,7 +290,75 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
         rows.append(row)
     df = pd.DataFrame(rows)
     _write_table(df, out / "sweep.parquet")
+    _write_table(aggregate(df), out / "sweep_agg.parquet")
     return df
+
+
+#: Columns of the sweep table that are neither parameters nor metrics.
+RUN_COLUMNS = ("seed", "config_hash", "run_dir", "done", "seeds", "runs")
+
+
+def param_columns(df: pd.DataFrame) -> list[str]:
+    """The swept parameters of a sweep table: the columns before ``seed`` (``collect`` writes
+    the parameters first, in the order given), or before ``seeds`` in an :func:`aggregate`
+    table."""
+    cols = list(df.columns)
+    for mark in ("seed", "seeds"):
+        if mark in cols:
+            return cols[: cols.index(mark)]
+    raise ValueError("not a sweep table: it has no 'seed' column")
+
+
+def metric_columns(df: pd.DataFrame) -> list[str]:
+    """The numeric metric columns of a sweep table (everything after the run columns)."""
+    skip = {*param_columns(df), *RUN_COLUMNS}
+    return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+
+
+def aggregate(
+    df: pd.DataFrame,
+    *,
+    metrics: Sequence[str] | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Aggregate a sweep table over seeds: one row per parameter point.
+
+    Columns: the parameters, ``seeds`` (completed runs at this point), ``runs`` (all runs), then
+    per metric ``M`` (mean over seeds), ``M_lo`` and ``M_hi``: the two-sided Student-t
+    confidence interval of the mean at ``level`` (mean ± t*·s/√n over the per-seed values, see
+    :func:`dcnsim.analysis.mean_ci`). Seeds are independent replications, so the t interval is
+    the textbook choice and, unlike a bootstrap, needs no random numbers. The interval is NaN
+    for a point with fewer than two completed seeds. Runs not done and NaN metrics (e.g. a p99
+    of a bucket without completed flows) are left out of that metric's mean. Points keep the
+    order of the sweep's run list."""
+    params = param_columns(df)
+    mets = list(metrics) if metrics is not None else metric_columns(df)
+    done = df[df["done"].astype(bool)] if "done" in df else df
+    if not params:
+        keys: list[tuple[Any, ...]] = [()]
+    else:
+        keys = list(dict.fromkeys(tuple(r) for r in df[params].itertuples(index=False)))
+    rows = []
+    for key in keys:
+        if params:
+            sel = (df[params] == pd.Series(key, index=params)).all(axis=1)
+            sel_done = (done[params] == pd.Series(key, index=params)).all(axis=1)
+            g_all, g = df[sel], done[sel_done]
+        else:
+            g_all, g = df, done
+        row: dict[str, Any] = dict(zip(params, key, strict=True))
+        row["seeds"] = len(g)
+        row["runs"] = len(g_all)
+        for m in mets:
+            _, mean, lo, hi = analysis.mean_ci(g.get(m, []), level)
+            row[m] = mean
+            row[f"{m}_lo"] = lo
+            row[f"{m}_hi"] = hi
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out.attrs["level"] = level
+    out.attrs["interval"] = "student-t"
+    return out
 
 
 def _cell(v: Any) -> Any:
@@ -363,6 +440,7 @@ def sweep(
 __all__ = [
     "SweepError",
     "SweepRun",
+    "aggregate",
     "collect",
     "execute",
     "parse_shard",
