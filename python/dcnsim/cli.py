@@ -133,6 +133,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    try:
+        path = report.write_run_or_sweep(args.dir, args.output)
+    except FileNotFoundError as e:
+        raise ConfigError(str(e), "DIR") from None
+    print(path)
+    return EXIT_OK
+
+
 def split_values(text: str) -> list[str]:
     """Split ``v1,v2,[1,2],"a,b"`` on the commas outside brackets, braces and quotes."""
     out: list[str] = []
@@ -443,6 +454,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="sweeps: the parameter on the x axis (default: the first numeric swept one)",
     )
     pl.set_defaults(func=cmd_plot)
+
+    rr = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report (figures, tables, scenario, warnings) of a "
+        "run or sweep directory",
+    )
+    rr.add_argument("dir", metavar="DIR", help="a saved run (run -o) or a sweep directory")
+    rr.add_argument("-o", "--output", metavar="FILE", help="output file (default DIR/report.html)")
+    rr.set_defaults(func=cmd_report)
 
     s = sub.add_parser("sweep", help="run a parameter sweep on all cores, cached by config hash")
     s.add_argument("scenario", help="TOML file or shipped scenario name")

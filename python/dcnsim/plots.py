@@ -69,7 +69,7 @@ def class_facts(scenario: Mapping[str, Any]) -> list[str]:
             tr = tr.get("cc") or tr.get("kind")
         wl = c.get("workload") if isinstance(c.get("workload"), Mapping) else {}
         bits = [str(tr)] if tr else []
-        if "load" in wl:
+        if wl.get("load") is not None:
             bits.append(f"load {_fmt_load(wl['load'])}")
         elif wl.get("kind"):
             bits.append(str(wl["kind"]))
