@@ -12,6 +12,7 @@ Only the standard library and matplotlib (already a dependency) are used.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import json
@@ -196,7 +197,8 @@ def run_facts(res: Results) -> dict[str, Any]:
         "wall time": f"{wall:.2f} s",
         "events": f"{events:,}" + (f" ({events / wall / 1e6:.2f} M/s)" if wall > 0 else ""),
         "packet-hops": f"{int(m.get('packet_hops') or 0):,}",
-        "dcnsim": f"{m.get('dcnsim_python', '?')} (core {m.get('core_build', m.get('version', '?'))})",
+        "dcnsim": f"{m.get('dcnsim_python', '?')} "
+        f"(core {m.get('core_build', m.get('version', '?'))})",
     }
 
 
@@ -303,10 +305,8 @@ def sweep_html(sweep_dir: str | os.PathLike[str]) -> str:
         for w in _run_meta(d / rd).get("warnings") or []:
             warns[w] = warns.get(w, 0) + 1
         if scenario is None:
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 scenario = json.loads((d / rd / "scenario.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                pass
     values = {p: ", ".join(str(v) for v in dict.fromkeys(df[p])) for p in params}
     body = [
         f"<p>{esc(title_line).replace(chr(10), '<br>')}</p>",

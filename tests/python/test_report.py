@@ -106,7 +106,10 @@ def test_report_of_something_else_is_bad_input(tmp_path: Path, fake, capsys) -> 
     assert "neither a saved run" in capsys.readouterr().err
 
 
-_PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+_PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA"
+    "hKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 @pytest.fixture(autouse=True)
