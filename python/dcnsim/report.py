@@ -232,6 +232,29 @@ def _queue_table(res: Results, top: int = 10) -> str:
     )
 
 
+def run_fragment(res: Results) -> str:
+    """A compact HTML summary of a run (no figures, no page around it): what Jupyter shows
+    for a :class:`Results` (``_repr_html_``)."""
+    from . import plots
+
+    m = res.meta
+    warns = list(m.get("warnings") or [])
+    parts = [
+        "<div>",
+        f"<b>dcnsim Results</b>: {esc(plots.describe(res)).replace(chr(10), '; ')}",
+        facts(run_facts(res)),
+    ]
+    if len(res.flows):
+        parts.append(_stats_table(res, "bucket"))
+        if "class" in res.flows and res.flows["class"].nunique() > 1:
+            parts.append(_stats_table(res, "class"))
+    parts += [f"<div>warning: {esc(w)}</div>" for w in warns]
+    if res.path is not None:
+        parts.append(f"<div>saved in {esc(res.path)}</div>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
 def run_html(res: Results, title: str | None = None) -> str:
     """The HTML report of one run."""
     from . import plots

@@ -117,3 +117,15 @@ def _agg_backend() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+def test_results_and_sweep_tables_render_as_html_in_jupyter(tmp_path: Path, fake) -> None:
+    r = dcnsim.run({}, seed=3, progress=False)
+    r.meta["warnings"] = ["x.y: <no effect>"]
+    frag = r._repr_html_()
+    assert frag.startswith("<div>") and "<table" in frag and "(0,10KB]" in frag
+    assert "seed 3" in frag and "x.y: &lt;no effect&gt;" in frag  # escaped
+    df = dcnsim.sweep({}, {"topology.leaves": [2, 3]}, seeds=2, jobs=1, out_dir=tmp_path,
+                      progress=False)  # fmt: skip
+    assert "<table" in df._repr_html_()
+    assert "fct_p99_s_lo" in sw.aggregate(df)._repr_html_()
