@@ -197,6 +197,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             shard = parse_shard(args.shard)
         except ValueError as e:
             raise ConfigError(str(e), "--shard") from None
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address needs --backend ray", "--address")
     seeds: int | list[int] = args.seeds
     if args.seed_list:
         seeds = [int(s) for s in split_values(args.seed_list)]
@@ -210,6 +212,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shard=shard,
         collect_only=args.collect,
         progress=not args.quiet,
+        backend=args.backend,
+        address=args.address,
     )
     done = int(df["done"].sum()) if "done" in df else 0
     if not args.quiet:
@@ -484,6 +488,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard",
         metavar="I/N",
         help="run only slice I of N (0 <= I < N) of the run list, for clusters",
+    )
+    s.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="local: worker processes on this machine (default); ray: Ray tasks on a cluster "
+        "(pip install '.[ray]'; DIR must be on a file system every node sees)",
+    )
+    s.add_argument(
+        "--address",
+        metavar="ADDR",
+        default=None,
+        help="with --backend ray: the cluster to use (auto, HOST:6379 or ray://HOST:10001); "
+        "default: a Ray started for this sweep on this machine",
     )
     s.add_argument(
         "--collect",

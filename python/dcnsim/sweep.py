@@ -13,7 +13,9 @@ directory, which the next sweep removes.
 Scaling out: ``shard=(i, n)`` runs only the runs whose position in the (deterministic) run list
 is ``i`` modulo ``n`` (0 ≤ i < n). Give each machine or array task its own ``i`` with a shared
 ``out_dir`` (or copy the ``runs/`` directories together afterwards), then call with
-``collect=True`` to build ``sweep.parquet`` from the cache without running anything.
+``collect=True`` to build ``sweep.parquet`` from the cache without running anything. Or use
+``backend="ray"``: the runs become Ray tasks on a cluster (``pip install 'dcnsim[ray]'``), saved
+into the same cache by the same code.
 """
 
 from __future__ import annotations
@@ -169,15 +171,28 @@ def _mp_context() -> Any:
     return multiprocessing.get_context()
 
 
+BACKENDS = ("local", "ray")
+#: How often Ray resubmits a run whose worker died (a crash, an OOM kill, a lost node).
+RAY_MAX_RETRIES = 3
+
+
 def execute(
     runs: Sequence[SweepRun],
     out_dir: str | os.PathLike[str],
     *,
     jobs: int | None = None,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
 ) -> tuple[int, list[tuple[SweepRun, BaseException]]]:
     """Run every run of ``runs`` whose cache directory is not complete. Returns
-    ``(number run now, failures)``."""
+    ``(number run now, failures)``. ``backend="ray"`` runs them as Ray tasks (see
+    :func:`execute_ray`); ``address`` and ``max_retries`` apply to it only."""
+    if backend not in BACKENDS:
+        raise config.ConfigError(f"unknown backend {backend!r}; one of {BACKENDS}", "backend")
+    if backend != "ray" and address is not None:
+        raise config.ConfigError("an address applies to the ray backend only", "address")
     runs_dir = Path(out_dir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(runs_dir)
@@ -186,9 +201,17 @@ def execute(
     failures: list[tuple[SweepRun, BaseException]] = []
     if not todo:
         return 0, failures
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     cached = len(runs) - len(todo)
     desc = f"sweep ({cached} cached)" if cached else "sweep"
+    if backend == "ray":
+        desc += " on ray"
+        bar = Progress(len(todo), desc, unit="runs", enabled=progress)
+        with bar:
+            failures = execute_ray(
+                todo, runs_dir, bar, address=address, jobs=jobs, max_retries=max_retries
+            )
+        return len(todo) - len(failures), failures
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     bar = Progress(len(todo), desc, unit="runs", enabled=progress)
     with bar:
         if jobs == 1:
@@ -222,6 +245,83 @@ def execute(
             raise
         pool.shutdown(wait=True)
     return len(todo) - len(failures), failures
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise config.ConfigError(
+            "the ray backend needs Ray: pip install 'dcnsim[ray]' (or pip install ray)",
+            "backend",
+        ) from None
+    return ray
+
+
+def execute_ray(
+    todo: Sequence[SweepRun],
+    runs_dir: Path,
+    bar: Progress,
+    *,
+    address: str | None = None,
+    jobs: int | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
+) -> list[tuple[SweepRun, BaseException]]:
+    """Run ``todo`` as Ray tasks, one CPU each, saving into ``runs_dir`` exactly as the local
+    backend does (the same worker function, the same atomic save into the same cache
+    directory), so ``collect`` builds the same ``sweep.parquet``.
+
+    Connects to the cluster at ``address`` (``"auto"``: the one ``ray start`` runs on this
+    machine), or uses the Ray already initialized in this process, or starts a local one; a
+    Ray this call started is shut down at the end. ``runs_dir`` must be at the same path on
+    every node (a shared file system). A task whose worker process dies (a crash, an OOM kill,
+    a lost node) is resubmitted up to ``max_retries`` times by Ray; an exception raised by the
+    simulation itself is a failure of that run, not retried (it would fail again). At most
+    ``jobs`` runs are in flight (default: as many as the cluster schedules)."""
+    ray = _import_ray()
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": False}
+        if address is not None:
+            kwargs["address"] = address
+        else:
+            kwargs["include_dashboard"] = False
+        ray.init(**kwargs)
+        started = True
+    failures: list[tuple[SweepRun, BaseException]] = []
+    try:
+        task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(_run_one)
+        queue = list(todo)
+        limit = max(1, jobs) if jobs else len(queue)
+        pending: dict[Any, SweepRun] = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < limit:
+                    r = queue.pop(0)
+                    pending[task.remote(r.prepared, str(runs_dir / r.hash))] = r
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    r = pending.pop(ref)
+                    try:
+                        ray.get(ref)
+                    except Exception as exc:
+                        failures.append((r, _ray_cause(exc)))
+                    bar.advance(1, f"{len(failures)} failed" if failures else "")
+        except BaseException:
+            # Ctrl-C: stop the tasks still running; what they leave is a temporary directory
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+    finally:
+        if started:
+            ray.shutdown()
+    return failures
+
+
+def _ray_cause(exc: BaseException) -> BaseException:
+    """The simulation's own exception inside Ray's wrapper (RayTaskError), when it has one."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, BaseException) else exc
 
 
 def _short_label(label: str) -> str:
@@ -412,6 +512,9 @@ def sweep(
     shard: tuple[int, int] | None = None,
     collect_only: bool = False,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
 ) -> pd.DataFrame:
     """Run ``scenario`` for every combination of ``params`` values × ``seeds``.
 
@@ -420,12 +523,29 @@ def sweep(
     table (also written to ``out_dir/sweep.parquet``). Raises :class:`SweepError` after
     saving everything else if some runs failed, and ConfigError before running anything if any
     point is invalid. ``set`` overrides apply to every point.
+
+    ``backend="ray"`` submits the runs as Ray tasks instead of local worker processes (to the
+    cluster at ``address``, e.g. ``"auto"`` or ``"ray://head:10001"``; see
+    :func:`execute_ray`): same cache, same saves, same table; a run whose worker dies is
+    retried up to ``max_retries`` times.
     """
+    if backend not in BACKENDS:
+        raise config.ConfigError(f"unknown backend {backend!r}; one of {BACKENDS}", "backend")
+    if backend == "ray" and not collect_only:
+        _import_ray()  # a missing extra is bad input, reported before anything runs
     check_sweep_dir(out_dir, collect_only=collect_only)
     runs = plan(scenario, params, seeds, overrides=set)
     failures: list[tuple[SweepRun, BaseException]] = []
     if not collect_only:
-        _, failures = execute(shard_of(runs, shard), out_dir, jobs=jobs, progress=progress)
+        _, failures = execute(
+            shard_of(runs, shard),
+            out_dir,
+            jobs=jobs,
+            progress=progress,
+            backend=backend,
+            address=address,
+            max_retries=max_retries,
+        )
     df = collect(runs, out_dir)
     if failures:
         lines = [
@@ -443,6 +563,7 @@ __all__ = [
     "aggregate",
     "collect",
     "execute",
+    "execute_ray",
     "parse_shard",
     "plan",
     "shard_of",
