@@ -382,13 +382,41 @@ def cmd_cdfs(args: argparse.Namespace) -> int:
 def cmd_scenarios(args: argparse.Namespace) -> int:
     from . import config
 
-    for name in config.shipped_scenarios():
-        print(name)
+    names = config.shipped_scenarios()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        desc = config.scenario_description(name)
+        print(f"{name.ljust(width)}  {desc}" if desc else name)
     return EXIT_OK
 
 
 # ---------------------------------------------------------------------------------------------
 # parser
+
+
+class _ReproduceParser(argparse.ArgumentParser):
+    """``dcnsim reproduce --help`` lists the papers with their titles and expected times; the
+    paper modules are imported only when the help is shown."""
+
+    def format_help(self) -> str:
+        from . import papers
+
+        lines = ["reproductions (default output directory: reproduce-PAPER, or -full):"]
+        for name in papers.available():
+            try:
+                mod = papers.get(name)
+                title = str(getattr(mod, "TITLE", "")).strip()
+                when = getattr(mod, "EXPECTED_TIME", "not measured")
+            except Exception as e:  # a broken module must not hide the others
+                title, when = f"(cannot load: {e})", "?"
+            lines.append(f"  {name}: {title}")
+            lines.append(f"      {when}")
+        lines.append(
+            "The output directory gets runs/ (cached runs; a rerun simulates only what is "
+            "missing), report.md, report.html, report.csv and figures/."
+        )
+        self.epilog = "\n".join(lines)
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -516,10 +544,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="machine-readable output")
     b.set_defaults(func=cmd_bench)
 
-    rp = sub.add_parser("reproduce", help="reproduce a paper's experiments")
-    rp.add_argument("paper", metavar="PAPER")
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rp.__class__ = _ReproduceParser
+    rp.add_argument("paper", metavar="PAPER", help="a reproduction listed below")
     rp.add_argument("--full", action="store_true", help="paper scale (slow); default reduced")
-    rp.add_argument("-o", "--output", metavar="DIR")
+    rp.add_argument(
+        "-o", "--output", metavar="DIR", help="output directory (default reproduce-PAPER[-full])"
+    )
     rp.add_argument("-j", "--jobs", type=int, default=None)
     rp.add_argument("-q", "--quiet", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
