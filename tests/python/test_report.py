@@ -129,3 +129,22 @@ def test_results_and_sweep_tables_render_as_html_in_jupyter(tmp_path: Path, fake
                       progress=False)  # fmt: skip
     assert "<table" in df._repr_html_()
     assert "fct_p99_s_lo" in sw.aggregate(df)._repr_html_()
+
+
+def test_real_run_and_sweep_reports_in_chromium(tmp_path: Path, real_core) -> None:
+    short = {
+        "run.duration": "3ms",
+        "run.warmup": "1ms",
+        "run.cooldown": "1ms",
+        "output.queue_sample_interval": "50us",
+    }
+    dcnsim.run(None, set=short, progress=False).save(tmp_path / "r")
+    assert cli.main(["report", str(tmp_path / "r")]) == 0
+    shown = render(tmp_path / "r" / "report.html")
+    assert shown.console == [] and shown.loaded == shown.total == 4
+    sw.sweep(None, {"classes[0].workload.load": [0.2, 0.5]}, seeds=2, jobs=2, set=short,
+             out_dir=tmp_path / "sw", progress=False)  # fmt: skip
+    assert cli.main(["report", str(tmp_path / "sw")]) == 0
+    shown = render(tmp_path / "sw" / "report.html")
+    # overview, p99/p50 slowdown by size and by class (the default has two classes)
+    assert shown.console == [] and shown.loaded == shown.total == 5
