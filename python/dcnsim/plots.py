@@ -56,24 +56,52 @@ def _fmt_load(x: Any) -> str:
     return f"{x:g}" if isinstance(x, int | float) else str(x)
 
 
-def class_facts(scenario: Mapping[str, Any]) -> list[str]:
-    """One short text per traffic class of a (normalized) scenario: its name, transport and
-    offered load when the workload has one, e.g. ``background: dctcp, load 0.4``."""
+def _class_parts(scenario: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """Per traffic class: (name, transport, "load X" or the workload kind)."""
     out = []
     for i, c in enumerate(scenario.get("classes") or []):
         if not isinstance(c, Mapping):
             continue
-        name = c.get("name") or f"class {i}"
+        name = str(c.get("name") or f"class {i}")
         tr = c.get("transport") or c.get("cc")
         if isinstance(tr, Mapping):
             tr = tr.get("cc") or tr.get("kind")
         wl = c.get("workload") if isinstance(c.get("workload"), Mapping) else {}
-        bits = [str(tr)] if tr else []
         if wl.get("load") is not None:
-            bits.append(f"load {_fmt_load(wl['load'])}")
-        elif wl.get("kind"):
-            bits.append(str(wl["kind"]))
-        out.append(f"{name}: {', '.join(bits)}" if bits else str(name))
+            what = f"load {_fmt_load(wl['load'])}"
+        else:
+            what = str(wl.get("kind") or "")
+        out.append((name, str(tr or ""), what))
+    return out
+
+
+def _join_parts(name: str, tr: str, what: str) -> str:
+    bits = [b for b in (tr, what) if b]
+    return f"{name}: {', '.join(bits)}" if bits else name
+
+
+def class_facts(scenario: Mapping[str, Any]) -> list[str]:
+    """One short text per traffic class of a (normalized) scenario: its name, transport and
+    offered load when the workload has one, e.g. ``background: dctcp, load 0.4``."""
+    return [_join_parts(*p) for p in _class_parts(scenario)]
+
+
+def merged_class_facts(scenarios: Sequence[Mapping[str, Any]]) -> list[str]:
+    """:func:`class_facts` over several runs: a transport or load that differs between them
+    is shown as ``swept``."""
+    parts = [_class_parts(sc) for sc in scenarios]
+    if not parts:
+        return []
+    out = []
+    for i in range(max(len(p) for p in parts)):
+        cols = [p[i] for p in parts if i < len(p)]
+        merged = [
+            vals.pop() if len(vals := {c[k] for c in cols}) == 1 else ("swept" if k else "?")
+            for k in range(3)
+        ]
+        if merged[2] == "swept" and all(c[2].startswith("load ") for c in cols):
+            merged[2] = "load swept"
+        out.append(_join_parts(*merged))
     return out
 
 
@@ -83,13 +111,10 @@ def describe(runs: Runs) -> str:
     runs_d = _as_runs(runs)
     if not runs_d:
         return ""
-    first = next(iter(runs_d.values()))
     names = sorted({str(r.meta.get("scenario_name") or "run") for r in runs_d.values()})
     seeds = sorted({r.meta.get("seed") for r in runs_d.values()}, key=str)
     seed_txt = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"
-    facts = [class_facts(r.scenario) for r in runs_d.values()]
-    same = all(f == facts[0] for f in facts)
-    cls = "; ".join(class_facts(first.scenario)) if same else "settings differ per run"
+    cls = "; ".join(merged_class_facts([r.scenario for r in runs_d.values()]))
     head = f"{' / '.join(names)} · {seed_txt}"
     return f"{head}\n{cls}" if cls else head
 
@@ -468,27 +493,21 @@ def sweep_title(sweep_dir: str | os.PathLike[str], df: Any) -> str:
     d = Path(sweep_dir)
     done = df[df["done"].astype(bool)] if "done" in df else df
     name = "?"
-    facts: list[list[str]] = []
+    scenarios = []
     for rd in done.get("run_dir", []):
         try:
             sc = json.loads((d / rd / "scenario.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         name = str(sc.get("name") or name)
-        facts.append(class_facts(sc))
+        scenarios.append(sc)
     seeds = sorted({int(s) for s in df["seed"]})
     params = param_columns(df)
     head = f"sweep of {name} · seeds {_seed_range(seeds)} · {len(df)} runs"
     if params:
         head += f" · swept: {', '.join(params)}"
-    if not facts:
-        return head
-    width = max(len(f) for f in facts)
-    parts = []
-    for i in range(width):
-        vals = {f[i] if i < len(f) else "" for f in facts}
-        parts.append(vals.pop() if len(vals) == 1 else f"{sorted(vals)[0].split(':')[0]}: swept")
-    return head + "\n" + "; ".join(p for p in parts if p)
+    facts = merged_class_facts(scenarios)
+    return head + ("\n" + "; ".join(facts) if facts else "")
 
 
 def plot_sweep(
