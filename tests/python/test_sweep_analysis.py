@@ -165,9 +165,7 @@ def test_normalize_raises_when_workloads_differ(fake) -> None:
 def test_titles_mark_what_differs_between_runs_as_swept(fake) -> None:
     import dcnsim
 
-    runs = [
-        dcnsim.run({}, progress=False, set={"classes[0].workload.load": x}) for x in (0.2, 0.4)
-    ]
+    runs = [dcnsim.run({}, progress=False, set={"classes[0].workload.load": x}) for x in (0.2, 0.4)]
     title = plots.describe(runs)
     assert "web: dctcp, load swept" in title
     assert "web: dctcp, load 0.2" in plots.describe(runs[0])
