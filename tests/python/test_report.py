@@ -85,6 +85,7 @@ def test_report_of_a_reproduction(tmp_path: Path, fake) -> None:
     _self_contained(text)
     assert "Toy paper &lt;one figure&gt;" in text and "Paper vs ours" in text
     assert 'class="l holds"' in text and "sizes are positive" in text
+    assert "runs of scenario default" in text and "[topology]" in text  # the scenario
     shown = render(tmp_path / "report.html")
     assert shown.console == []
     assert shown.loaded == shown.total == 1

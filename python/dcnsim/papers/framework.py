@@ -580,6 +580,7 @@ def write_html_report(
             )
             body += [f"<h3>{rep.esc(f.figure)}</h3>", rep.table(pts, left=["point", "seeds"])]
     warns: dict[str, int] = {}
+    names: dict[str, list[Path]] = {}
     runs = sorted((out_dir / "runs").glob("*/meta.json")) if (out_dir / "runs").is_dir() else []
     for mp in runs:
         try:
@@ -588,6 +589,7 @@ def write_html_report(
             continue
         for w in meta.get("warnings") or []:
             warns[w] = warns.get(w, 0) + 1
+        names.setdefault(str(meta.get("scenario_name", "?")), []).append(mp.parent)
     body += [
         "<h2>Warnings of the runs</h2>",
         rep.warnings_block([f"{w} ({n} of {len(runs)} runs)" for w, n in sorted(warns.items())]),
@@ -599,9 +601,19 @@ def write_html_report(
                 **{f"scale.{k}": v for k, v in scale.params.items()},
                 "runs simulated or cached": len(runs),
                 **({"wall time": f"{elapsed:.0f} s"} if elapsed is not None else {}),
+                **{f"runs of scenario {n}": len(ds) for n, ds in sorted(names.items())},
             }
         ),
+        "<h2>Scenarios</h2>",
+        "<p>Per scenario, the normalized scenario of one of its runs (the runs differ in the "
+        "overrides each figure sets: load, scheme, seed, …).</p>",
     ]
+    for n, ds in sorted(names.items()):
+        try:
+            sc = json.loads((ds[0] / "scenario.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        body.append(rep.scenario_block(sc, f"{n}: run {ds[0].name[:12]} (normalized, TOML)"))
     return rep.write(out_dir / "report.html", rep.page(repro.title, body))
 
 
