@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,36 @@ def scenario_block(
     except Exception:  # a value TOML cannot hold: show JSON instead
         text = json.dumps(scenario, indent=2, sort_keys=True, default=str)
     return f"<details><summary>{esc(summary)}</summary><pre>{esc(text)}</pre></details>"
+
+
+def _inline(text: str) -> str:
+    """Escape, then `code` spans and **bold**."""
+    out = esc(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+
+
+def prose(text: str) -> str:
+    """The little markdown the reports' prose uses, as HTML: paragraphs separated by blank
+    lines, ``- `` list items (continued by indented lines), `code` and **bold**. Everything
+    else is escaped text."""
+    parts = []
+    for para in re.split(r"\n\s*\n", text.strip()):
+        lead: list[str] = []
+        items: list[list[str]] = []
+        for line in para.splitlines():
+            if line.startswith("- "):
+                items.append([line[2:].strip()])
+            elif items:  # an indented (or any) line after an item continues it
+                items[-1].append(line.strip())
+            else:
+                lead.append(line.strip())
+        if lead:
+            parts.append(f"<p>{_inline(' '.join(lead))}</p>")
+        if items:
+            lis = "".join(f"<li>{_inline(' '.join(it))}</li>" for it in items)
+            parts.append(f"<ul>{lis}</ul>")
+    return "\n".join(parts)
 
 
 def write(path: str | os.PathLike[str], text: str) -> Path:

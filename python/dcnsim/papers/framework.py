@@ -535,9 +535,7 @@ def write_html_report(
         f"quoted effect g counts as reproduced within [1 + (g−1)/{TOL:g}, 1 + (g−1)·{TOL:g}]. "
         "Values are <code>estimate [low, high]</code>.</p>",
     ]
-    body += [
-        f"<p>{rep.esc(par.strip())}</p>" for par in repro.preamble.split("\n\n") if par.strip()
-    ]
+    body.append(rep.prose(repro.preamble))
     body += ["<h2>Paper vs ours</h2>"]
     head = "".join(f"<th class=l>{h}</th>" for h in ("figure", "paper", "rule", "ours", "verdict"))
     trs = []
