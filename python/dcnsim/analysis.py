@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -368,6 +368,25 @@ def _stats_rows(
     return headers, rows
 
 
+#: What the core's ``meta["end"]`` means (crates/dcnsim/src/run.rs decides it).
+END_REASONS: dict[str, str] = {
+    "complete": "every flow of the measurement window finished",
+    "horizon": "stopped at the horizon (run.horizon)",
+    "max_events": "stopped at the event limit (run.max_events)",
+    "idle": "nothing left to simulate",
+    "pfc_deadlock": "PFC deadlock: nothing left to simulate, a pause cycle holds traffic",
+    "interrupted": "interrupted",
+}
+
+
+def how_it_ended(meta: Mapping[str, Any]) -> str:
+    """A sentence for the core's ``meta["end"]`` ("" when the core did not say)."""
+    end = meta.get("end")
+    if not end:
+        return ""
+    return END_REASONS.get(str(end), str(end))
+
+
 def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> str:
     """Human-readable summary: run facts, FCT/slowdown percentiles by size bucket (and by class
     when there are several), queue drops and marks, and the core's warnings."""
@@ -387,6 +406,7 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
         f"({unfin} of them unfinished)\n"
         f"simulated {_fmt_time(float(m.get('sim_time_s', math.nan)))} in {wall:.2f}s wall"
         f" ({events:,} events, {int(m.get('packet_hops') or 0):,} packet-hops{rate})"
+        + (f"\nended: {how_it_ended(m)}" if how_it_ended(m) else "")
     )
     if len(flows):
         h, rows = _stats_rows(results, "bucket", "size", edges)

@@ -214,6 +214,8 @@ def _fmt_s(x: Any) -> str:
 
 
 def run_facts(res: Results) -> dict[str, Any]:
+    from . import analysis
+
     m = res.meta
     wall = float(m.get("wall_s") or 0.0)
     events = int(m.get("events") or 0)
@@ -225,6 +227,7 @@ def run_facts(res: Results) -> dict[str, Any]:
         f"{m.get('flows_completed', '?')} completed, "
         f"{m.get('flows_in_window', '?')} in the measurement window",
         "simulated time": _fmt_s(m.get("sim_time_s")),
+        "how it ended": analysis.how_it_ended(m) or "?",
         "wall time": f"{wall:.2f} s",
         "events": f"{events:,}" + (f" ({events / wall / 1e6:.2f} M/s)" if wall > 0 else ""),
         "packet-hops": f"{int(m.get('packet_hops') or 0):,}",

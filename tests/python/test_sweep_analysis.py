@@ -169,3 +169,15 @@ def test_titles_mark_what_differs_between_runs_as_swept(fake) -> None:
     title = plots.describe(runs)
     assert "web: dctcp, load swept" in title
     assert "web: dctcp, load 0.2" in plots.describe(runs[0])
+
+
+def test_summary_says_how_the_run_ended(fake) -> None:
+    import dcnsim
+
+    r = dcnsim.run({}, progress=False)
+    r.meta["end"] = "horizon"
+    assert "ended: stopped at the horizon (run.horizon)" in r.summary()
+    r.meta["end"] = "complete"
+    assert "ended: every flow of the measurement window finished" in r.summary()
+    del r.meta["end"]
+    assert "ended:" not in r.summary()
