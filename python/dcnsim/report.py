@@ -45,7 +45,7 @@ figcaption{font-size:.85em;color:#555}
 .holds{color:#17702a;font-weight:bold}.no{color:#b00020;font-weight:bold}
 .inconclusive{color:#8a6d00;font-weight:bold}
 .facts td{text-align:left}.facts td:first-child{color:#555}
-details summary{cursor:pointer}
+details summary{cursor:pointer}.wide{overflow-x:auto;max-width:100%}
 """
 
 # Runs after the images loaded: count the ones that decoded; a console error for any that did
@@ -120,7 +120,10 @@ def table(df: pd.DataFrame, *, left: Iterable[str] = (), float_fmt: str = "{:.4g
             cls = ' class="l"' if c in left else ""
             cells.append(f"<td{cls}>{esc(_cell(v, float_fmt))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (
+        f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def _cell(v: Any, float_fmt: str) -> str:
