@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -196,6 +196,36 @@ class Comparison:
     aggregate: pd.DataFrame
 
 
+#: Flow columns set by the workload alone (not by the transport or the network).
+WORKLOAD_COLUMNS: tuple[str, ...] = ("size", "src", "dst", "start_s", "class")
+
+
+def check_same_workload(fa: pd.DataFrame, fb: pd.DataFrame) -> None:
+    """Raise ValueError unless two flow tables hold the same flows: the same ``flow_id`` set
+    and, per flow, equal :data:`WORKLOAD_COLUMNS` (those both tables have)."""
+    msg = "runs have different flows ({}); normalize needs the same workload and seed"
+    ids_a = pd.Index(fa["flow_id"])
+    ids_b = pd.Index(fb["flow_id"])
+    if len(ids_a) != len(ids_b) or not ids_a.sort_values().equals(ids_b.sort_values()):
+        only_a = ids_a.difference(ids_b)
+        only_b = ids_b.difference(ids_a)
+        where = (
+            f"flow {only_a[0]} only in the first run"
+            if len(only_a)
+            else f"flow {only_b[0]} only in the baseline"
+            if len(only_b)
+            else "duplicate flow ids"
+        )
+        raise ValueError(msg.format(f"{len(fa)} vs {len(fb)} flows, {where}"))
+    cols = [c for c in WORKLOAD_COLUMNS if c in fa.columns and c in fb.columns]
+    m = fa[["flow_id", *cols]].merge(fb[["flow_id", *cols]], on="flow_id", suffixes=("_a", "_b"))
+    for c in cols:
+        diff = m[f"{c}_a"] != m[f"{c}_b"]
+        if diff.any():
+            bad = m.loc[diff, "flow_id"].iloc[0]
+            raise ValueError(msg.format(f"flow {bad} differs in {c}"))
+
+
 def normalize(
     a: Any,
     b: Any,
@@ -208,22 +238,18 @@ def normalize(
 ) -> Comparison:
     """Compare run ``a`` against baseline ``b`` flow by flow (matched on ``flow_id``).
 
-    Runs with the same seed and workload have the same flows; if the matched flows differ in
-    size, source or destination a ValueError is raised, since the comparison would be
-    meaningless.
+    Runs with the same seed and workload have the same flows: the same flow ids, each with the
+    same size, source, destination, start time and class. Before comparing anything both runs'
+    whole flow tables (not only the measured flows) are checked, and a ValueError naming the
+    first difference is raised if the workloads differ (another seed, load, size distribution
+    or duration), since a flow-by-flow comparison would then be meaningless.
     """
+    check_same_workload(_flows(a), _flows(b))
     fa = _select(_flows(a), in_window_only)
     fb = _select(_flows(b), in_window_only)
     cols = ["flow_id", "size", "src", "dst", "class", on, "completed"]
     cols = [c for c in cols if c in fa.columns]
     m = fa[cols].merge(fb[cols], on="flow_id", how="inner", suffixes=("_a", "_b"))
-    for c in ("size", "src", "dst"):
-        if f"{c}_a" in m and not (m[f"{c}_a"] == m[f"{c}_b"]).all():
-            bad = m.loc[m[f"{c}_a"] != m[f"{c}_b"], "flow_id"].iloc[0]
-            raise ValueError(
-                f"runs have different flows (flow {bad} differs in {c}); normalize needs the "
-                "same workload and seed"
-            )
     done_a = m["completed_a"].astype(bool)
     done_b = m["completed_b"].astype(bool)
     per = pd.DataFrame(
@@ -342,6 +368,25 @@ def _stats_rows(
     return headers, rows
 
 
+#: What the core's ``meta["end"]`` means (crates/dcnsim/src/run.rs decides it).
+END_REASONS: dict[str, str] = {
+    "complete": "every flow of the measurement window finished",
+    "horizon": "stopped at the horizon (run.horizon)",
+    "max_events": "stopped at the event limit (run.max_events)",
+    "idle": "nothing left to simulate",
+    "pfc_deadlock": "PFC deadlock: nothing left to simulate, a pause cycle holds traffic",
+    "interrupted": "interrupted",
+}
+
+
+def how_it_ended(meta: Mapping[str, Any]) -> str:
+    """A sentence for the core's ``meta["end"]`` ("" when the core did not say)."""
+    end = meta.get("end")
+    if not end:
+        return ""
+    return END_REASONS.get(str(end), str(end))
+
+
 def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> str:
     """Human-readable summary: run facts, FCT/slowdown percentiles by size bucket (and by class
     when there are several), queue drops and marks, and the core's warnings."""
@@ -361,6 +406,7 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
         f"({unfin} of them unfinished)\n"
         f"simulated {_fmt_time(float(m.get('sim_time_s', math.nan)))} in {wall:.2f}s wall"
         f" ({events:,} events, {int(m.get('packet_hops') or 0):,} packet-hops{rate})"
+        + (f"\nended: {how_it_ended(m)}" if how_it_ended(m) else "")
     )
     if len(flows):
         h, rows = _stats_rows(results, "bucket", "size", edges)
@@ -392,3 +438,71 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
     for w in m.get("warnings") or []:
         parts.append(f"warning: {w}")
     return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Confidence intervals over seeds
+
+
+def _t_two_sided_mass(t: float, dof: int) -> float:
+    """P(|T| <= t) for Student's t with an integer number of degrees of freedom ``dof``.
+
+    Closed form for integer ``dof`` (Abramowitz & Stegun 26.7.3 and 26.7.4): with
+    θ = atan(t/√dof), an odd ``dof`` gives (2/π)(θ + sinθ·cosθ·Σ) and an even one sinθ·Σ, where
+    Σ is a finite series in cos²θ. Exact up to rounding, no special functions needed."""
+    if t <= 0:
+        return 0.0
+    theta = math.atan(t / math.sqrt(dof))
+    c2 = math.cos(theta) ** 2
+    s = math.sin(theta)
+    if dof % 2 == 1:
+        if dof == 1:
+            return 2 / math.pi * theta
+        term, total = 1.0, 1.0
+        for k in range(2, dof - 1, 2):  # 1 + (2/3)c² + (2·4)/(3·5)c⁴ + ... up to c^(dof-3)
+            term *= k / (k + 1) * c2
+            total += term
+        return 2 / math.pi * (theta + s * math.cos(theta) * total)
+    term, total = 1.0, 1.0
+    for k in range(1, dof - 2, 2):  # 1 + (1/2)c² + (1·3)/(2·4)c⁴ + ... up to c^(dof-2)
+        term *= k / (k + 1) * c2
+        total += term
+    return s * total
+
+
+def t_critical(level: float, dof: int) -> float:
+    """The two-sided critical value t* of Student's t: P(|T| <= t*) = ``level`` (e.g. 12.71
+    for level 0.95 and 1 degree of freedom, 1.96 in the limit). Solved by bisection on the exact
+    distribution function, so it is deterministic and needs no SciPy."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if dof < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {dof}")
+    lo, hi = 0.0, 1.0
+    while _t_two_sided_mass(hi, dof) < level:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_two_sided_mass(mid, dof) < level:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return (lo + hi) / 2
+
+
+def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[int, float, float, float]:
+    """``(n, mean, lo, hi)`` of the finite values: the Student-t interval of the mean,
+    mean ± t*(level, n−1)·s/√n with s the sample standard deviation. It treats each value (one
+    per seed) as an independent draw; with fewer than two values the interval is NaN."""
+    v = np.asarray(list(values), dtype=np.float64)
+    v = v[np.isfinite(v)]
+    n = int(v.size)
+    if n == 0:
+        return 0, math.nan, math.nan, math.nan
+    m = float(v.mean())
+    if n < 2:
+        return n, m, math.nan, math.nan
+    half = t_critical(level, n - 1) * float(v.std(ddof=1)) / math.sqrt(n)
+    return n, m, m - half, m + half

@@ -98,10 +98,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return status
 
 
+def _is_sweep_dir(d: str | os.PathLike[str]) -> bool:
+    return (Path(d) / "sweep.parquet").is_file()
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plots
     from .results import load
 
+    sweeps = [d for d in args.dirs if _is_sweep_dir(d)]
+    if sweeps:
+        if len(args.dirs) > 1:
+            raise ConfigError("plot one sweep directory at a time (or only run directories)", "DIR")
+        out = Path(args.output) if args.output else Path(sweeps[0]) / "plots"
+        try:
+            paths = plots.plot_sweep(sweeps[0], out, args.format, x=args.x)
+        except ValueError as e:
+            raise ConfigError(str(e), "--x") from None
+        for p in paths:
+            print(p)
+        return EXIT_OK
+    if args.x is not None:
+        raise ConfigError("--x applies to a sweep directory only", "--x")
     runs = {}
     for d in args.dirs:
         try:
@@ -112,6 +130,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else Path(args.dirs[0]) / "plots"
     for p in plots.plot_all(runs, out, args.format):
         print(p)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    try:
+        path = report.write_run_or_sweep(args.dir, args.output)
+    except FileNotFoundError as e:
+        raise ConfigError(str(e), "DIR") from None
+    print(path)
     return EXIT_OK
 
 
@@ -168,6 +197,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             shard = parse_shard(args.shard)
         except ValueError as e:
             raise ConfigError(str(e), "--shard") from None
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address needs --backend ray", "--address")
     seeds: int | list[int] = args.seeds
     if args.seed_list:
         seeds = [int(s) for s in split_values(args.seed_list)]
@@ -181,15 +212,34 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shard=shard,
         collect_only=args.collect,
         progress=not args.quiet,
+        backend=args.backend,
+        address=args.address,
     )
     done = int(df["done"].sum()) if "done" in df else 0
     if not args.quiet:
-        cols = [*params, "seed", "done"]
-        cols += [c for c in ("unfinished", "fct_p50_s", "fct_p99_s", "slowdown_p99") if c in df]
         import pandas as pd
 
+        from .sweep import aggregate
+
+        keys = ("unfinished", "fct_p50_s", "fct_p99_s", "slowdown_p99")
         with pd.option_context("display.width", 160, "display.max_rows", 60):
-            print(df[cols].to_string(index=False))
+            if df["seed"].nunique() > 1:
+                agg = aggregate(df, metrics=[c for c in keys if c in df])
+                cols = [*params, "seeds"]
+                for c in keys:
+                    if c in agg:
+                        agg[c] = [
+                            f"{m:.3g} [{lo:.3g}, {hi:.3g}]"
+                            for m, lo, hi in zip(
+                                agg[c], agg[f"{c}_lo"], agg[f"{c}_hi"], strict=True
+                            )
+                        ]
+                        cols.append(c)
+                print("mean [95% Student-t interval] over seeds")
+                print(agg[cols].to_string(index=False))
+            else:
+                cols = [*params, "seed", "done", *(c for c in keys if c in df)]
+                print(df[cols].to_string(index=False))
     _err(f"{done}/{len(df)} runs complete; summary in {Path(args.output) / 'sweep.parquet'}")
     return EXIT_OK
 
@@ -332,13 +382,41 @@ def cmd_cdfs(args: argparse.Namespace) -> int:
 def cmd_scenarios(args: argparse.Namespace) -> int:
     from . import config
 
-    for name in config.shipped_scenarios():
-        print(name)
+    names = config.shipped_scenarios()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        desc = config.scenario_description(name)
+        print(f"{name.ljust(width)}  {desc}" if desc else name)
     return EXIT_OK
 
 
 # ---------------------------------------------------------------------------------------------
 # parser
+
+
+class _ReproduceParser(argparse.ArgumentParser):
+    """``dcnsim reproduce --help`` lists the papers with their titles and expected times; the
+    paper modules are imported only when the help is shown."""
+
+    def format_help(self) -> str:
+        from . import papers
+
+        lines = ["reproductions (default output directory: reproduce-PAPER, or -full):"]
+        for name in papers.available():
+            try:
+                mod = papers.get(name)
+                title = str(getattr(mod, "TITLE", "")).strip()
+                when = getattr(mod, "EXPECTED_TIME", "not measured")
+            except Exception as e:  # a broken module must not hide the others
+                title, when = f"(cannot load: {e})", "?"
+            lines.append(f"  {name}: {title}")
+            lines.append(f"      {when}")
+        lines.append(
+            "The output directory gets runs/ (cached runs; a rerun simulates only what is "
+            "missing), report.md, report.html, report.csv and figures/."
+        )
+        self.epilog = "\n".join(lines)
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -391,11 +469,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.set_defaults(func=cmd_validate)
 
-    pl = sub.add_parser("plot", help="plot saved results (FCT CDF, percentiles, queues)")
-    pl.add_argument("dirs", nargs="+", metavar="DIR", help="result directories (from run -o)")
+    pl = sub.add_parser(
+        "plot",
+        help="plot saved results (FCT CDF, percentiles, queues) or a sweep (metrics against "
+        "a parameter, mean and 95%% interval over seeds)",
+    )
+    pl.add_argument(
+        "dirs", nargs="+", metavar="DIR", help="result directories (from run -o) or one sweep"
+    )
     pl.add_argument("-o", "--output", metavar="OUT", help="output directory (default DIR/plots)")
     pl.add_argument("--format", choices=["png", "svg"], default="png")
+    pl.add_argument(
+        "--x",
+        metavar="KEY",
+        default=None,
+        help="sweeps: the parameter on the x axis (default: the first numeric swept one)",
+    )
     pl.set_defaults(func=cmd_plot)
+
+    rr = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report (figures, tables, scenario, warnings) of a "
+        "run or sweep directory",
+    )
+    rr.add_argument("dir", metavar="DIR", help="a saved run (run -o) or a sweep directory")
+    rr.add_argument("-o", "--output", metavar="FILE", help="output file (default DIR/report.html)")
+    rr.set_defaults(func=cmd_report)
 
     s = sub.add_parser("sweep", help="run a parameter sweep on all cores, cached by config hash")
     s.add_argument("scenario", help="TOML file or shipped scenario name")
@@ -419,6 +518,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only slice I of N (0 <= I < N) of the run list, for clusters",
     )
     s.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="local: worker processes on this machine (default); ray: Ray tasks on a cluster "
+        "(pip install '.[ray]'; DIR must be on a file system every node sees)",
+    )
+    s.add_argument(
+        "--address",
+        metavar="ADDR",
+        default=None,
+        help="with --backend ray: the cluster to use (auto, HOST:6379 or ray://HOST:10001); "
+        "default: a Ray started for this sweep on this machine",
+    )
+    s.add_argument(
         "--collect",
         action="store_true",
         help="run nothing; build sweep.parquet from the cached runs",
@@ -431,10 +544,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="machine-readable output")
     b.set_defaults(func=cmd_bench)
 
-    rp = sub.add_parser("reproduce", help="reproduce a paper's experiments")
-    rp.add_argument("paper", metavar="PAPER")
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rp.__class__ = _ReproduceParser
+    rp.add_argument("paper", metavar="PAPER", help="a reproduction listed below")
     rp.add_argument("--full", action="store_true", help="paper scale (slow); default reduced")
-    rp.add_argument("-o", "--output", metavar="DIR")
+    rp.add_argument(
+        "-o", "--output", metavar="DIR", help="output directory (default reproduce-PAPER[-full])"
+    )
     rp.add_argument("-j", "--jobs", type=int, default=None)
     rp.add_argument("-q", "--quiet", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

@@ -53,6 +53,25 @@ def shipped_scenarios() -> list[str]:
     return sorted(e.name[: -len(".toml")] for e in entries if e.name.endswith(".toml"))
 
 
+def scenario_description(name: str, limit: int = 110) -> str:
+    """The first sentence of a shipped scenario's leading comment (its one-line description,
+    cut at ``limit`` characters); empty if it has none."""
+    try:
+        text = (_scenario_dir() / f"{name}.toml").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    words: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        words += line.lstrip("#").split()
+    para = " ".join(words)
+    # a sentence ends at a full stop before a capital letter, not after "et al." or "e.g."
+    end = re.search(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)\.\s+(?=[A-Z(])", para)
+    first = para if end is None else para[: end.start() + 1]
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
 def loads_toml(text: str, origin: str = "<string>") -> dict[str, Any]:
     """Parse TOML text; syntax errors become ConfigError (path ``scenario``) with the line."""
     try:

@@ -1,8 +1,11 @@
 """A small dependency-free progress bar with ETA, written to stderr.
 
-On a terminal it redraws one line at most a few times per second. When stderr is not a terminal
-(CI, pipes, log files) it stays silent until :meth:`Progress.close`, which prints one final line.
-``enabled=False`` silences it completely.
+On a terminal it redraws one line at most a few times per second. In a Jupyter notebook (an
+IPython kernel is running and the stream is not a terminal) it shows the same line as a display
+output updated in place (IPython's ``display(..., display_id=True)``; no ipywidgets needed), or,
+when IPython's display is unavailable, redraws with carriage returns, which notebook front ends
+honour. Elsewhere (CI, pipes, log files) it stays silent until :meth:`Progress.close`, which
+prints one final line. ``enabled=False`` silences it completely.
 """
 
 from __future__ import annotations
@@ -12,6 +15,32 @@ import sys
 import time
 from types import TracebackType
 from typing import TextIO
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (IPython's ZMQ shell). Never imports IPython:
+    a kernel has already loaded it."""
+    ipy = sys.modules.get("IPython")
+    if ipy is None or "ipykernel" not in sys.modules:
+        return False
+    try:
+        shell = ipy.get_ipython()
+    except Exception:
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+class _NotebookLine:
+    """One text output of the current notebook cell, replaced on every update."""
+
+    def __init__(self) -> None:
+        from IPython.display import Pretty, display
+
+        self._pretty = Pretty
+        self._handle = display(Pretty(""), display_id=True)
+
+    def show(self, text: str) -> None:
+        self._handle.update(self._pretty(text))
 
 
 def _fmt_duration(seconds: float) -> str:
@@ -43,7 +72,16 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled
         isatty = getattr(self.stream, "isatty", lambda: False)()
-        self.live = enabled and isatty and os.environ.get("CI", "").lower() not in ("1", "true")
+        ci = os.environ.get("CI", "").lower() in ("1", "true")
+        self.notebook = enabled and not isatty and not ci and in_notebook()
+        self.live = enabled and not ci and (isatty or self.notebook)
+        self._cell: _NotebookLine | None = None
+        if self.notebook:
+            try:
+                self._cell = _NotebookLine()
+            except Exception:  # no IPython.display: carriage returns on the stream
+                self._cell = None
+            min_interval_s = max(min_interval_s, 0.25)  # each update is a message to the browser
         self.min_interval_s = min_interval_s
         self.width = width
         self.done = 0.0
@@ -90,6 +128,9 @@ class Progress:
         return f"{head}[{bar}] {frac * 100:5.1f}%{counts} {timing}{extra}"
 
     def _draw(self, text: str) -> None:
+        if self._cell is not None:
+            self._cell.show(text)
+            return
         pad = " " * max(self._last_len - len(text), 0)
         self.stream.write("\r" + text + pad)
         self.stream.flush()
@@ -103,6 +144,9 @@ class Progress:
         if not self.enabled:
             return
         text = message if message is not None else self.line(final=True)
+        if self._cell is not None:
+            self._cell.show(text)
+            return
         if self.live:
             self._draw(text)
             self.stream.write("\n")
@@ -121,6 +165,8 @@ class Progress:
     ) -> None:
         if exc_type is None:
             self.close()
+        elif self._cell is not None:
+            self._closed = True
         elif self.live and not self._closed:
             self._closed = True
             self.stream.write("\n")

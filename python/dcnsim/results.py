@@ -294,6 +294,12 @@ class Results:
 
         return summary_table(self)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: run facts, FCT and slowdown by size (and class), warnings."""
+        from .report import run_fragment
+
+        return run_fragment(self)
+
     def __repr__(self) -> str:
         m = self.meta
         return (

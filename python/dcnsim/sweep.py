@@ -13,7 +13,9 @@ directory, which the next sweep removes.
 Scaling out: ``shard=(i, n)`` runs only the runs whose position in the (deterministic) run list
 is ``i`` modulo ``n`` (0 ≤ i < n). Give each machine or array task its own ``i`` with a shared
 ``out_dir`` (or copy the ``runs/`` directories together afterwards), then call with
-``collect=True`` to build ``sweep.parquet`` from the cache without running anything.
+``collect=True`` to build ``sweep.parquet`` from the cache without running anything. Or use
+``backend="ray"``: the runs become Ray tasks on a cluster (``pip install 'dcnsim[ray]'``), saved
+into the same cache by the same code.
 """
 
 from __future__ import annotations
@@ -169,15 +171,28 @@ def _mp_context() -> Any:
     return multiprocessing.get_context()
 
 
+BACKENDS = ("local", "ray")
+#: How often Ray resubmits a run whose worker died (a crash, an OOM kill, a lost node).
+RAY_MAX_RETRIES = 3
+
+
 def execute(
     runs: Sequence[SweepRun],
     out_dir: str | os.PathLike[str],
     *,
     jobs: int | None = None,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
 ) -> tuple[int, list[tuple[SweepRun, BaseException]]]:
     """Run every run of ``runs`` whose cache directory is not complete. Returns
-    ``(number run now, failures)``."""
+    ``(number run now, failures)``. ``backend="ray"`` runs them as Ray tasks (see
+    :func:`execute_ray`); ``address`` and ``max_retries`` apply to it only."""
+    if backend not in BACKENDS:
+        raise config.ConfigError(f"unknown backend {backend!r}; one of {BACKENDS}", "backend")
+    if backend != "ray" and address is not None:
+        raise config.ConfigError("an address applies to the ray backend only", "address")
     runs_dir = Path(out_dir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(runs_dir)
@@ -186,9 +201,17 @@ def execute(
     failures: list[tuple[SweepRun, BaseException]] = []
     if not todo:
         return 0, failures
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     cached = len(runs) - len(todo)
     desc = f"sweep ({cached} cached)" if cached else "sweep"
+    if backend == "ray":
+        desc += " on ray"
+        bar = Progress(len(todo), desc, unit="runs", enabled=progress)
+        with bar:
+            failures = execute_ray(
+                todo, runs_dir, bar, address=address, jobs=jobs, max_retries=max_retries
+            )
+        return len(todo) - len(failures), failures
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     bar = Progress(len(todo), desc, unit="runs", enabled=progress)
     with bar:
         if jobs == 1:
@@ -224,6 +247,83 @@ def execute(
     return len(todo) - len(failures), failures
 
 
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise config.ConfigError(
+            "the ray backend needs Ray: pip install 'dcnsim[ray]' (or pip install ray)",
+            "backend",
+        ) from None
+    return ray
+
+
+def execute_ray(
+    todo: Sequence[SweepRun],
+    runs_dir: Path,
+    bar: Progress,
+    *,
+    address: str | None = None,
+    jobs: int | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
+) -> list[tuple[SweepRun, BaseException]]:
+    """Run ``todo`` as Ray tasks, one CPU each, saving into ``runs_dir`` exactly as the local
+    backend does (the same worker function, the same atomic save into the same cache
+    directory), so ``collect`` builds the same ``sweep.parquet``.
+
+    Connects to the cluster at ``address`` (``"auto"``: the one ``ray start`` runs on this
+    machine), or uses the Ray already initialized in this process, or starts a local one; a
+    Ray this call started is shut down at the end. ``runs_dir`` must be at the same path on
+    every node (a shared file system). A task whose worker process dies (a crash, an OOM kill,
+    a lost node) is resubmitted up to ``max_retries`` times by Ray; an exception raised by the
+    simulation itself is a failure of that run, not retried (it would fail again). At most
+    ``jobs`` runs are in flight (default: as many as the cluster schedules)."""
+    ray = _import_ray()
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": False}
+        if address is not None:
+            kwargs["address"] = address
+        else:
+            kwargs["include_dashboard"] = False
+        ray.init(**kwargs)
+        started = True
+    failures: list[tuple[SweepRun, BaseException]] = []
+    try:
+        task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(_run_one)
+        queue = list(todo)
+        limit = max(1, jobs) if jobs else len(queue)
+        pending: dict[Any, SweepRun] = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < limit:
+                    r = queue.pop(0)
+                    pending[task.remote(r.prepared, str(runs_dir / r.hash))] = r
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    r = pending.pop(ref)
+                    try:
+                        ray.get(ref)
+                    except Exception as exc:
+                        failures.append((r, _ray_cause(exc)))
+                    bar.advance(1, f"{len(failures)} failed" if failures else "")
+        except BaseException:
+            # Ctrl-C: stop the tasks still running; what they leave is a temporary directory
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+    finally:
+        if started:
+            ray.shutdown()
+    return failures
+
+
+def _ray_cause(exc: BaseException) -> BaseException:
+    """The simulation's own exception inside Ray's wrapper (RayTaskError), when it has one."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, BaseException) else exc
+
+
 def _short_label(label: str) -> str:
     return label.strip("()[]").replace(",", "-")
 
@@ -248,6 +348,14 @@ def run_metrics(res: Results) -> dict[str, Any]:
         lab = _short_label(str(b["bucket"]))
         row[f"slowdown_p50[{lab}]"] = float(b["p50"])
         row[f"slowdown_p99[{lab}]"] = float(b["p99"])
+        row[f"flows[{lab}]"] = int(b["count"])
+    if "class" in res.flows and res.flows["class"].nunique() > 1:
+        by_class = analysis.fct_stats(res, by="class", metric="slowdown")
+        for _, c in by_class.iterrows():
+            lab = f"class={c['class']}"
+            row[f"slowdown_p50[{lab}]"] = float(c["p50"])
+            row[f"slowdown_p99[{lab}]"] = float(c["p99"])
+            row[f"flows[{lab}]"] = int(c["count"])
     q = res.queues
     row["drops"] = int(q["drops"].sum()) if "drops" in q else 0
     row["ecn_marks"] = int(q["ecn_marks"].sum()) if "ecn_marks" in q else 0
@@ -259,8 +367,9 @@ def run_metrics(res: Results) -> dict[str, Any]:
 
 
 def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Build (and write atomically) ``out_dir/sweep.parquet`` from the complete cached runs.
-    Runs not (yet) complete get a row with ``done = False`` and no metrics."""
+    """Build (and write atomically) ``out_dir/sweep.parquet`` from the complete cached runs, and
+    ``out_dir/sweep_agg.parquet``, its :func:`aggregate` over seeds. Runs not (yet) complete
+    get a row with ``done = False`` and no metrics."""
     out = Path(out_dir)
     rows = []
     for r in runs:
@@ -281,7 +390,75 @@ def collect(runs: Sequence[SweepRun], out_dir: str | os.PathLike[str]) -> pd.Dat
         rows.append(row)
     df = pd.DataFrame(rows)
     _write_table(df, out / "sweep.parquet")
+    _write_table(aggregate(df), out / "sweep_agg.parquet")
     return df
+
+
+#: Columns of the sweep table that are neither parameters nor metrics.
+RUN_COLUMNS = ("seed", "config_hash", "run_dir", "done", "seeds", "runs")
+
+
+def param_columns(df: pd.DataFrame) -> list[str]:
+    """The swept parameters of a sweep table: the columns before ``seed`` (``collect`` writes
+    the parameters first, in the order given), or before ``seeds`` in an :func:`aggregate`
+    table."""
+    cols = list(df.columns)
+    for mark in ("seed", "seeds"):
+        if mark in cols:
+            return cols[: cols.index(mark)]
+    raise ValueError("not a sweep table: it has no 'seed' column")
+
+
+def metric_columns(df: pd.DataFrame) -> list[str]:
+    """The numeric metric columns of a sweep table (everything after the run columns)."""
+    skip = {*param_columns(df), *RUN_COLUMNS}
+    return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+
+
+def aggregate(
+    df: pd.DataFrame,
+    *,
+    metrics: Sequence[str] | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Aggregate a sweep table over seeds: one row per parameter point.
+
+    Columns: the parameters, ``seeds`` (completed runs at this point), ``runs`` (all runs), then
+    per metric ``M`` (mean over seeds), ``M_lo`` and ``M_hi``: the two-sided Student-t
+    confidence interval of the mean at ``level`` (mean ± t*·s/√n over the per-seed values, see
+    :func:`dcnsim.analysis.mean_ci`). Seeds are independent replications, so the t interval is
+    the textbook choice and, unlike a bootstrap, needs no random numbers. The interval is NaN
+    for a point with fewer than two completed seeds. Runs not done and NaN metrics (e.g. a p99
+    of a bucket without completed flows) are left out of that metric's mean. Points keep the
+    order of the sweep's run list."""
+    params = param_columns(df)
+    mets = list(metrics) if metrics is not None else metric_columns(df)
+    done = df[df["done"].astype(bool)] if "done" in df else df
+    if not params:
+        keys: list[tuple[Any, ...]] = [()]
+    else:
+        keys = list(dict.fromkeys(tuple(r) for r in df[params].itertuples(index=False)))
+    rows = []
+    for key in keys:
+        if params:
+            sel = (df[params] == pd.Series(key, index=params)).all(axis=1)
+            sel_done = (done[params] == pd.Series(key, index=params)).all(axis=1)
+            g_all, g = df[sel], done[sel_done]
+        else:
+            g_all, g = df, done
+        row: dict[str, Any] = dict(zip(params, key, strict=True))
+        row["seeds"] = len(g)
+        row["runs"] = len(g_all)
+        for m in mets:
+            _, mean, lo, hi = analysis.mean_ci(g.get(m, []), level)
+            row[m] = mean
+            row[f"{m}_lo"] = lo
+            row[f"{m}_hi"] = hi
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out.attrs["level"] = level
+    out.attrs["interval"] = "student-t"
+    return out
 
 
 def _cell(v: Any) -> Any:
@@ -335,6 +512,9 @@ def sweep(
     shard: tuple[int, int] | None = None,
     collect_only: bool = False,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    max_retries: int = RAY_MAX_RETRIES,
 ) -> pd.DataFrame:
     """Run ``scenario`` for every combination of ``params`` values × ``seeds``.
 
@@ -343,12 +523,29 @@ def sweep(
     table (also written to ``out_dir/sweep.parquet``). Raises :class:`SweepError` after
     saving everything else if some runs failed, and ConfigError before running anything if any
     point is invalid. ``set`` overrides apply to every point.
+
+    ``backend="ray"`` submits the runs as Ray tasks instead of local worker processes (to the
+    cluster at ``address``, e.g. ``"auto"`` or ``"ray://head:10001"``; see
+    :func:`execute_ray`): same cache, same saves, same table; a run whose worker dies is
+    retried up to ``max_retries`` times.
     """
+    if backend not in BACKENDS:
+        raise config.ConfigError(f"unknown backend {backend!r}; one of {BACKENDS}", "backend")
+    if backend == "ray" and not collect_only:
+        _import_ray()  # a missing extra is bad input, reported before anything runs
     check_sweep_dir(out_dir, collect_only=collect_only)
     runs = plan(scenario, params, seeds, overrides=set)
     failures: list[tuple[SweepRun, BaseException]] = []
     if not collect_only:
-        _, failures = execute(shard_of(runs, shard), out_dir, jobs=jobs, progress=progress)
+        _, failures = execute(
+            shard_of(runs, shard),
+            out_dir,
+            jobs=jobs,
+            progress=progress,
+            backend=backend,
+            address=address,
+            max_retries=max_retries,
+        )
     df = collect(runs, out_dir)
     if failures:
         lines = [
@@ -363,8 +560,10 @@ def sweep(
 __all__ = [
     "SweepError",
     "SweepRun",
+    "aggregate",
     "collect",
     "execute",
+    "execute_ray",
     "parse_shard",
     "plan",
     "shard_of",

@@ -12,7 +12,9 @@ import copy
 import hashlib
 import json
 import math
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -129,7 +131,18 @@ def builtin_cdfs() -> list[str]:
     return ["datamining_pias", "websearch"]
 
 
+def _announce_and_linger() -> None:
+    """With ``FAKE_CORE_PIDS=DIR``: write this process's pid into DIR (a file per run) and take
+    ``FAKE_CORE_SECONDS`` (default 0.5 s), so a test can kill the worker mid-run."""
+    where = os.environ.get("FAKE_CORE_PIDS")
+    if not where:
+        return
+    (Path(where) / f"{os.getpid()}-{time.monotonic_ns()}").write_text(str(os.getpid()))
+    time.sleep(float(os.environ.get("FAKE_CORE_SECONDS", "0.5")))
+
+
 def run(scenario_json: str, progress: Any = None, progress_interval_s: float = 0.2) -> dict:
+    _announce_and_linger()
     sc = _validate(json.loads(scenario_json))
     seed = sc["seed"]
     digest = hashlib.sha256(json.dumps(sc, sort_keys=True).encode()).digest()

@@ -183,3 +183,26 @@ def test_run_refuses_foreign_output_dir_before_running(tmp_path: Path, fake, cap
     assert cli.main(["run", "-o", str(tmp_path)]) == 2
     assert "not a dcnsim result directory" in capsys.readouterr().err
     assert os.listdir(tmp_path) == ["keep.txt"]
+
+
+def test_scenarios_print_a_one_line_description(capsys) -> None:
+    from dcnsim import config
+
+    assert cli.main(["scenarios"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines] == config.shipped_scenarios()
+    default = next(ln for ln in lines if ln.startswith("default "))
+    assert "leaf" in default and "\n" not in default
+    # "et al." does not end the sentence
+    assert config.scenario_description("lpf_hybrid").count("§") >= 1
+
+
+def test_reproduce_help_lists_papers_times_and_output(capsys) -> None:
+    from dcnsim import papers
+
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--help"])
+    out = capsys.readouterr().out
+    for name in papers.available():
+        assert f"  {name}: " in out
+    assert "min" in out and "reproduce-PAPER" in out and "report.html" in out

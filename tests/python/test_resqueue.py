@@ -77,6 +77,17 @@ def test_report_written(ci: dict) -> None:
     assert (ci["out"] / "figures" / "Fig4-pias-max-drops.png").is_file()
 
 
+def test_html_report_shows_every_figure_in_chromium(ci: dict) -> None:
+    from chromium_check import render
+
+    text = (ci["out"] / "report.html").read_text()
+    assert "Paper vs ours" in text and "Fig4-pias-max-drops" in text
+    shown = render(ci["out"] / "report.html")
+    assert shown.console == []
+    assert shown.total == len(list((ci["out"] / "figures").glob("*.png"))) > 0
+    assert shown.loaded == shown.total
+
+
 @pytest.mark.slow
 def test_reduced_reproduction(tmp_path: Path) -> None:
     """The reduced scale end to end (≈ 5 min on two cores). Asserts the verdicts it decides

@@ -167,3 +167,20 @@ def test_results_of_another_core_build_are_recomputed(tmp_path, monkeypatch, rea
     monkeypatch.setattr(_native, "_BUILD_ID", "another-build")
     dcnsim.sweep("default", {"run.duration": ["6ms"]}, seeds=1, out_dir=out, jobs=1, progress=False)
     assert (run_dir / "meta.json").stat().st_mtime_ns != stamp, "other build: recomputed"
+
+
+def test_ray_backend_without_ray_is_bad_input(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    import sys
+
+    from dcnsim import cli
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    with pytest.raises(ConfigError) as e:
+        sw.sweep({}, PARAMS, out_dir=tmp_path / "a", backend="ray", progress=False)
+    assert e.value.path == "backend" and "pip install" in e.value.message
+    assert not (tmp_path / "a").exists()  # nothing ran, nothing written
+    args = ["sweep", "default", "--param", "topology.leaves=2", "-o", str(tmp_path / "b")]
+    assert cli.main([*args, "--backend", "ray"]) == 2
+    assert "dcnsim[ray]" in capsys.readouterr().err

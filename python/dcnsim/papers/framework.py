@@ -24,6 +24,7 @@ is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL,
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -420,7 +421,8 @@ def write_report(
     elapsed: float | None = None,
 ) -> Path:
     """``report.md`` (verdict table, notes, per-point seeds / durations / flow counts),
-    ``report.csv`` (one row per finding, one column per statistic) and one PNG per figure."""
+    ``report.csv`` (one row per finding, one column per statistic), one PNG per figure and
+    ``report.html`` (:func:`write_html_report`)."""
     from .. import plots
 
     figdir = out_dir / "figures"
@@ -501,7 +503,116 @@ def write_report(
     tmp = out_dir / f".report.csv.tmp-{os.getpid()}"
     pd.DataFrame(rows).to_csv(tmp, index=False)
     os.replace(tmp, out_dir / "report.csv")
+    write_html_report(repro, out_dir, findings, scale, elapsed)
     return path
+
+
+def write_html_report(
+    repro: Reproduction,
+    out_dir: Path,
+    findings: Sequence[Finding],
+    scale: Scale,
+    elapsed: float | None = None,
+) -> Path:
+    """``report.html``: the same content as ``report.md`` as one self-contained page (the
+    figures written by :func:`write_report` embedded), plus the warnings of the runs and the
+    scale's settings. One renderer for every paper."""
+    from .. import report as rep
+
+    counted = [f for f in findings if f.counted]
+    counts = {v: sum(f.verdict == v for f in counted) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
+    body = [
+        f"<p>{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
+        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available"
+        + (
+            f" ({len(findings) - len(counted)} reported variants not counted).</p>"
+            if len(counted) < len(findings)
+            else ".</p>"
+        ),
+        "<p>Verdicts: <b>holds</b> when the whole 95% cluster-bootstrap interval (seeds, then "
+        "flows within a seed, resampled) of the statistic lies in the band the rule states, "
+        "<b>no</b> when it lies wholly outside, <b>inconclusive</b> when it straddles an edge. A "
+        f"quoted effect g counts as reproduced within [1 + (g−1)/{TOL:g}, 1 + (g−1)·{TOL:g}]. "
+        "Values are <code>estimate [low, high]</code>.</p>",
+    ]
+    body.append(rep.prose(repro.preamble))
+    body += ["<h2>Paper vs ours</h2>"]
+    head = "".join(f"<th class=l>{h}</th>" for h in ("figure", "paper", "rule", "ours", "verdict"))
+    trs = []
+    for f in findings:
+        v = f.verdict if f.verdict in (HOLDS, NO, INCONCLUSIVE) else ""
+        trs.append(
+            "<tr>"
+            + "".join(
+                f'<td class="l">{rep.esc(x)}</td>' for x in (f.figure, f.claim, f.rule, f.ours)
+            )
+            + f'<td class="l {v}">{rep.esc(f.verdict)}</td></tr>'
+        )
+    body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(trs)}</tbody></table>")
+    notes = [f for f in findings if f.verdict != HOLDS and f.note]
+    if notes:
+        body.append("<h2>Notes on findings that do not hold</h2><ul>")
+        body += [
+            f"<li><b>{rep.esc(f.figure)}</b> ({rep.esc(f.verdict)}): {rep.esc(f.note)}</li>"
+            for f in notes
+        ]
+        body.append("</ul>")
+    body.append("<h2>Figures</h2>")
+    for f in findings:
+        png = out_dir / "figures" / f"{f.figure}.png"
+        if f.plot is not None and png.is_file():
+            body.append(rep.png_data(png.read_bytes(), f.figure, f"{f.figure}: {f.claim}"))
+    body.append("<h2>Points (seeds, simulated seconds, flows counted)</h2>")
+    for f in findings:
+        if f.points:
+            pts = pd.DataFrame(
+                [
+                    {
+                        "point": p["point"],
+                        "seeds": str(p["seeds"]),
+                        "duration": ", ".join(p["duration_s"]),
+                        "flows": p["flows"],
+                    }
+                    for p in f.points
+                ]
+            )
+            body += [f"<h3>{rep.esc(f.figure)}</h3>", rep.table(pts, left=["point", "seeds"])]
+    warns: dict[str, int] = {}
+    names: dict[str, list[Path]] = {}
+    runs = sorted((out_dir / "runs").glob("*/meta.json")) if (out_dir / "runs").is_dir() else []
+    for mp in runs:
+        try:
+            meta = json.loads(mp.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for w in meta.get("warnings") or []:
+            warns[w] = warns.get(w, 0) + 1
+        names.setdefault(str(meta.get("scenario_name", "?")), []).append(mp.parent)
+    body += [
+        "<h2>Warnings of the runs</h2>",
+        rep.warnings_block([f"{w} ({n} of {len(runs)} runs)" for w, n in sorted(warns.items())]),
+        "<h2>Run facts</h2>",
+        rep.facts(
+            {
+                "scale": scale.name,
+                "seeds": ", ".join(str(s) for s in scale.seeds),
+                **{f"scale.{k}": v for k, v in scale.params.items()},
+                "runs simulated or cached": len(runs),
+                **({"wall time": f"{elapsed:.0f} s"} if elapsed is not None else {}),
+                **{f"runs of scenario {n}": len(ds) for n, ds in sorted(names.items())},
+            }
+        ),
+        "<h2>Scenarios</h2>",
+        "<p>Per scenario, the normalized scenario of one of its runs (the runs differ in the "
+        "overrides each figure sets: load, scheme, seed, …).</p>",
+    ]
+    for n, ds in sorted(names.items()):
+        try:
+            sc = json.loads((ds[0] / "scenario.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        body.append(rep.scenario_block(sc, f"{n}: run {ds[0].name[:12]} (normalized, TOML)"))
+    return rep.write(out_dir / "report.html", rep.page(repro.title, body))
 
 
 def bars(

@@ -48,6 +48,8 @@ TITLE = (
     "Bashir, Faisal, Dogar — Characterizing TCP's Performance for Low-Priority Flows "
     "Inside a Cloud (LPF)"
 )
+#: Wall time of `dcnsim reproduce lowprio` (measured; docs/cli.md), for `reproduce --help`.
+EXPECTED_TIME = "reduced: about 3.3 min on two cores; --full: 30-50 min"
 
 #: LPF §3 flow classes: small < 50 KB, medium 50 KB – 1 MB, long > 1 MB.
 LPF_EDGES = (0.0, 50_000.0, 1_000_000.0, math.inf)

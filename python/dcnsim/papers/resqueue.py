@@ -39,6 +39,11 @@ from .framework import (
 
 TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 2020)"
 SCENARIO = "resqueue"
+#: Wall time of `dcnsim reproduce resqueue` (measured; docs/cli.md), for `reproduce --help`.
+EXPECTED_TIME = (
+    "reduced: about 4 min of simulation plus ~3 CPU-min of bootstrap intervals on two cores; "
+    "--full: 30-50 min"
+)
 
 #: PIAS demotion thresholds for this workload (spec §5.4.1 CHOICE): all short flows (≤ 6 KB)
 #: in the first normal level, the rest spread over 10 KB – 1 MB. PIAS and ResQueue use the same.

@@ -47,6 +47,8 @@ TITLE = (
     "EuroSys 2021) — TCP and DCTCP"
 )
 SCENARIO = "tlt"
+#: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
+EXPECTED_TIME = "reduced: about 4.8 min (177 runs) on two cores; --full: about an hour"
 
 #: Topology constants of TLT-SIM-TCP-BASE (the scenario file's).
 HOSTS = 96
