@@ -14,6 +14,7 @@ and 11 (many short regular flows), 9 and 10 (closed-form budget plots), 12 (conv
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from collections.abc import Sequence
 from typing import Any
 
@@ -397,7 +398,7 @@ def eval_fig6(c: Ctx, fd: Finding) -> None:
         full_at_r1=exact(abs(d[max(rs)] - 1.0) < 1e-9),
         floor_about_0_65=band(_pt(d[min(rs)]), 0.55, 0.75),
         flat_below_0_6=exact(max(low) - min(low) < 0.05),
-        falls_with_r=exact(all(a <= b + 1e-3 for a, b in zip(deliv, deliv[1:], strict=False))),
+        falls_with_r=exact(all(a <= b + 1e-3 for a, b in pairwise(deliv))),
     )
 
     def plot(ax: Any) -> None:
