@@ -63,7 +63,7 @@ def test_case2_flexible_keeps_alpha_share_unlike_absolute() -> None:
 def test_partial_delivery_floor_and_never_below_r() -> None:
     """Fig 6: 8 Gbit flexible (α = 1) vs 8 Gbit regular. While both run, B_r drains at
     0.6·(5 − 1) Gb/s for ≈ 1.12 s: ≈ 0.34 of the flexible flow is given up, so the delivered
-    fraction bottoms out near 0.66 for any r below that and equals max(r, floor) above."""
+    fraction bottoms out near 0.66 for any r below that and is just above r above it."""
     got = {}
     for r in (0.0, 0.4, 0.8, 1.0):
         f = _run(R.fig6_overrides(r)).flows
@@ -75,7 +75,10 @@ def test_partial_delivery_floor_and_never_below_r() -> None:
     assert 0.55 <= got[0.0] <= 0.75, got
     assert abs(got[0.0] - got[0.4]) < 0.05, got  # flat below the floor
     assert got[0.0] < got[0.8] < 1.0, got  # falls with r
-    assert got[0.8] == pytest.approx(0.8, abs=0.02), got  # B_r exhausted: exactly r
+    # Above the floor B_r is spent down to about the potential loss of one LOW exploit phase
+    # (L = α·R_fair·3·T_int ≈ 9 MB ≈ 0.01 of the flow; a negative B_α adds to the margin,
+    # since the flow goes LOW only while B_α + B_r > L): delivered is r plus a few L.
+    assert 0.8 <= got[0.8] <= 0.85, got
 
 
 def test_flow_list_overrides_and_errors_name_the_key() -> None:

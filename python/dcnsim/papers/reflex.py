@@ -14,8 +14,8 @@ and 11 (many short regular flows), 9 and 10 (closed-form budget plots), 12 (conv
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
