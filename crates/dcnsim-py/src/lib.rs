@@ -201,6 +201,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     cols_u64(py, &traces, "inflight", &t.inflight)?;
     traces.set_item("rate_bps", &t.rate_bps)?;
     traces.set_item("alpha", &t.alpha)?;
+    traces.set_item("r_fair_bps", &t.r_fair_bps)?;
+    traces.set_item("reflex_low", &t.reflex_low)?;
     res.set_item("traces", traces)?;
 
     let m = &out.meta;

@@ -129,6 +129,10 @@ pub struct TraceTable {
     pub rate_bps: Vec<f64>,
     /// DCTCP α (NaN for other congestion controls).
     pub alpha: Vec<f64>,
+    /// REFLEX: the fair-share estimate in bit/s (NaN: none yet or a regular flow) and
+    /// whether the sample's interval is LOW.
+    pub r_fair_bps: Vec<f64>,
+    pub reflex_low: Vec<bool>,
 }
 
 fn opt_s(t: Option<u64>) -> f64 {
@@ -271,6 +275,8 @@ impl Sim {
                     .unwrap_or(f64::NAN),
             );
             t.alpha.push(r.alpha.unwrap_or(f64::NAN));
+            t.r_fair_bps.push(r.r_fair.map_or(f64::NAN, |x| x * 8.0));
+            t.reflex_low.push(r.low);
         }
         t
     }

@@ -68,6 +68,10 @@ pub struct TraceRow {
     pub snd_una: u64,
     pub inflight: u64,
     pub alpha: Option<f64>,
+    /// REFLEX flexible flows: the current fair-share estimate (bytes/s) and whether the
+    /// current interval is LOW.
+    pub r_fair: Option<f64>,
+    pub low: bool,
 }
 
 /// In-flight copies per segment index, as a window sliding with the lowest segment still

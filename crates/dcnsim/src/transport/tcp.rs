@@ -131,6 +131,8 @@ impl SegSender for TcpSender {
             snd_una: TcpSender::snd_una(self),
             inflight: self.bytes_in_flight(),
             alpha: self.dctcp_alpha(),
+            r_fair: None,
+            low: false,
         })
     }
 }
@@ -591,6 +593,11 @@ impl<S: SegSender> Endpoint for TcpFlow<S> {
     }
 
     fn trace(&self, now: Time, flow: u32) -> Option<TraceRow> {
-        self.tx.trace(now, flow)
+        let mut row = self.tx.trace(now, flow)?;
+        if let Some(r) = &self.reflex {
+            row.r_fair = r.alg.r_fair;
+            row.low = r.low;
+        }
+        Some(row)
     }
 }
