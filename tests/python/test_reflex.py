@@ -81,6 +81,25 @@ def test_partial_delivery_floor_and_never_below_r() -> None:
     assert 0.8 <= got[0.8] <= 0.85, got
 
 
+def test_first_low_follows_the_cycle_timeline() -> None:
+    """A flow alone from t = 0 syncs at the first cycle start (25 ms), measures in 30–35 ms,
+    then earns (1 − α)·R_fair until its budget covers α·R_fair·3·T_int (135 ms at α = 0.9),
+    checked only at measure→exploit boundaries: first LOW at 185 ms (the paper's ≈ 175 ms)."""
+    r = _run(R.case_overrides(1, "reflex", duration="0.3s", trace="1ms"))
+    assert R.budget_time_calc(0.9, 3) == pytest.approx(0.185)
+    assert R.first_low(r) == pytest.approx(0.185, abs=0.0011)
+    tr = r.traces[r.traces.flow_id == 0]
+    assert tr[tr.t_s < 0.034].r_fair_bps.isna().all()
+    est = tr[tr.t_s > 0.036].r_fair_bps
+    assert (est / (10e9 * GP)).between(0.95, 1.01).all()
+    # LOW only in exploit intervals (interval k mod 5 >= 2); samples exactly at a boundary
+    # may see either side of it.
+    k = tr.t_s / 0.005
+    inside = (k - k.round()).abs() > 1e-6
+    low = tr[tr.reflex_low & inside]
+    assert len(low) > 0 and (k[low.index].astype(int) % 5 >= 2).all()
+
+
 def test_flow_list_overrides_and_errors_name_the_key() -> None:
     ov = R.fig6_overrides(1.0)
     ov["classes"][0]["workload"]["list"][0]["reliability"] = 0.5
