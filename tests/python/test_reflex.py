@@ -135,10 +135,12 @@ def test_regular_flows_never_run_reflex() -> None:
 
 @pytest.mark.slow
 def test_reduced_reproduction(tmp_path: Path) -> None:
-    """The reduced scale end to end (≈ 2 min on two cores); asserts the verdicts it decides."""
+    """The reduced scale end to end (≈ 6 min on two cores); asserts the verdicts it decides
+    with margin. Fig 7 (2 ms interval) does not hold and Fig 14's flexible-mean comparison is
+    inconclusive at one seed: see report.md."""
     fs = R.by_id(R.reproduce(tmp_path, jobs=2, progress=False))
-    for k in ("Fig2", "Fig3", "Fig4", "Fig6"):
+    for k in ("Fig2", "Fig3", "Fig4", "Fig5", "Fig6", "Fig8", "Fig9-10", "Fig11", "Fig12"):
         assert fs[k].verdict == "holds", (k, fs[k].ours, fs[k].note)
-    for k in ("Fig8", "Fig13-17"):
-        assert fs[k].verdict == "n/a" and fs[k].ours.startswith("not built")
+    for k in ("Fig13", "Fig15", "Fig16", "Fig17"):
+        assert fs[k].verdict == "holds", (k, fs[k].ours, fs[k].note)
     assert (tmp_path / "report.md").is_file()

@@ -9,7 +9,8 @@ Figures: 2 and 3 (calculation), 4 (simulation, both cases, all six schemes), 5 (
 time series), 6 (partial delivery vs r), 7 (fair-share estimate vs T_int), 8 and 11 (many
 short regular flows), 9 and 10a (budget timeline, simulated and calculated), 12
 (convergence), 13–17 (the three workloads on a 20-server ToR; speed-ups vs no prioritization).
-Not built: Fig 10b (exploit size needed per α/r) and the r sweeps of Figs 13–17.
+Not built: Fig 10b (exploit size needed per α/r); the reduced scale runs the r sweep of Figs
+13–17 at one point (r = 0.5, α = 1, Workload 3 only).
 """
 
 from __future__ import annotations
@@ -447,6 +448,14 @@ def eval_fig7(c: Ctx, fd: Finding) -> None:
         else:
             parts[f"{k}_about_half"] = band(_pt(v / half), 0.85, 1.15)
     fd.judge(**parts)
+    if fd.verdict != HOLDS:
+        fd.note += (
+            " Measured cause (Case 1, 0.25 ms bins after 2 s): returning from a LOW exploit "
+            "phase the flexible flow's DCTCP window regains its share over several ms — at "
+            "T_int = 2 ms it averages 2.7 Gb/s in the warmup and 4.0 Gb/s in the measure "
+            "interval, at 5 ms 4.2 and 4.9 — so a 2 ms warmup is too short here; the paper's "
+            "ns-3 run reports 2 ms as correct. Not tuned."
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -702,7 +711,7 @@ def eval_fig12(c: Ctx, fd: Finding) -> None:
     n, gap = c.scale.fig12_flows, c.scale.fig12_gap
     c.point(f"{n} flows", [r], len(r.flows))
     tr = r.traces
-    ratio_rate, ratio_est, cv = [], [], []
+    err, cv = [], []
     for k in range(1, n + 1):
         # Window with k flows: from 100 ms after the k-th arrival to the next arrival.
         t0, t1 = gap * (k - 1) + 0.1, gap * k
@@ -716,30 +725,31 @@ def eval_fig12(c: Ctx, fd: Finding) -> None:
             ests.append(float(np.nanmean(x.r_fair_bps)))
         if not rates:
             continue
-        ratio_rate.append(np.mean(rates) / exp)
-        ratio_est.append(np.nanmean(ests) / exp)
-        cv.append(np.std(rates) / np.mean(rates))
+        # The estimates of one window sum to the link's goodput (all flows are HIGH in the
+        # measure phase), so their mean is 10/k by construction: judge each flow's own.
+        err.append(float(np.nanmean(np.abs(np.array(ests) / exp - 1))))
+        cv.append(float(np.std(rates) / np.mean(rates)))
     few = [v for k, v in enumerate(cv, 1) if k <= 10]
     many = [v for k, v in enumerate(cv, 1) if k > 10]
-    med_est = float(np.nanmedian(ratio_est))
-    fd.stats = {"estimate_over_expected_median": _pt(med_est)}
+    med_err = float(np.median(err))
+    fd.stats = {"estimate_rel_error_median": _pt(med_err)}
     fd.ours = (
-        "per window of k flows: estimate / (10·0.962/k) "
-        + ", ".join(f"{v:.2f}" for v in ratio_est)
-        + "; rate CV "
+        "per window of k flows: mean |estimate / (10·0.962/k) − 1| over the flows "
+        + ", ".join(f"{v:.2f}" for v in err)
+        + "; per-flow rate CV "
         + ", ".join(f"{v:.2f}" for v in cv)
     )
-    parts = {"estimate_hovers_around_10_over_n": band(_pt(med_est), 0.8, 1.2)}
+    parts = {"estimate_hovers_around_10_over_n": band(_pt(med_err), -math.inf, 0.3)}
     if few and many:
         parts["more_dispersion_beyond_10"] = exact(float(np.mean(many)) > float(np.mean(few)))
     fd.judge(**parts)
 
     def plot(ax: Any) -> None:
-        ks = list(range(1, len(ratio_est) + 1))
+        ks = list(range(1, len(err) + 1))
         lines(
             ax,
             ks,
-            {"estimate / expected": [_pt(v) for v in ratio_est], "rate CV": [_pt(v) for v in cv]},
+            {"estimate rel. error": [_pt(v) for v in err], "rate CV": [_pt(v) for v in cv]},
             xlabel="flows",
             ylabel="ratio",
         )
@@ -799,9 +809,11 @@ def workload_overrides(
     }
 
 
-def _wl_variants(sc: Scale) -> list[tuple[str, dict[str, float]]]:
+def _wl_variants(sc: Scale, wl: str) -> list[tuple[str, dict[str, float]]]:
     out: list[tuple[str, dict[str, float]]] = [("none", {}), ("w9:1", {})]
     out += [("reflex", {"alpha": a}) for a in sc.wl_alphas]
+    if wl in sc.wl_r_names:
+        out += [("reflex", {"alpha": 1.0, "reliability": r}) for r in sc.wl_rs]
     return out
 
 
@@ -811,7 +823,7 @@ def _vkey(scheme: str, kw: dict[str, float]) -> str:
 
 def plan_wl(c: Ctx) -> None:
     for wl in c.scale.wl_names:
-        for scheme, kw in _wl_variants(c.scale):
+        for scheme, kw in _wl_variants(c.scale, wl):
             for s in c.seeds:
                 ov = workload_overrides(wl, scheme, c.scale, **kw)
                 c.add(("wl", wl, _vkey(scheme, kw), s), PRESET, ov, s)
@@ -832,9 +844,17 @@ def _wl_eval(wl: str, c: Ctx, fd: Finding, flex_focus: bool) -> None:
     sc = c.scale
     bases = c.seeds_of("wl", wl, "none")
     res = {}
-    for scheme, kw in _wl_variants(sc)[1:]:
+    deliv_ok, deliv_min = True, {}
+    for scheme, kw in _wl_variants(sc, wl)[1:]:
         k = _vkey(scheme, kw)
         runs = c.seeds_of("wl", wl, k)
+        if "reliability" in kw:
+            # Spec §5.2.6: every flexible flow delivers at least r of its bytes.
+            d = np.concatenate(
+                [r.flows[r.flows["class"] == "flexible"].delivered.to_numpy() for r in runs]
+            )
+            deliv_min[k] = float(d.min())
+            deliv_ok &= bool((d >= kw["reliability"] - 1e-9).all())
         res[k] = {
             cls: [speedups(b, r, cls) for b, r in zip(bases, runs, strict=True)]
             for cls in ("regular", "flexible")
@@ -861,9 +881,15 @@ def _wl_eval(wl: str, c: Ctx, fd: Finding, flex_focus: bool) -> None:
         st[f"{k} flexible slowed<0.8"] = bootstrap(slowed, d["flexible"])
     fd.stats = {k.replace(" ", "_"): v for k, v in st.items()}
     fd.ours = "; ".join(f"{k}: {v}" for k, v in st.items())
+    if deliv_min:
+        fd.ours += "; least delivered fraction: " + ", ".join(
+            f"{k}: {v:.3f}" for k, v in deliv_min.items()
+        )
     w = "w9:1"
     if flex_focus:
+        extra = {"delivered_never_below_r": exact(deliv_ok)} if deliv_min else {}
         fd.judge(
+            **extra,
             reflex_slows_fewer_flexible_than_9_1=band(
                 bootstrap(
                     lambda a, b: slowed(a) - slowed(b), res[ref]["flexible"], res[w]["flexible"]
@@ -984,8 +1010,8 @@ FIGURES = [
         "Fig12",
         "flexible flows arriving every 200 ms: the estimate hovers around 10/n; more variance "
         "beyond 10 flows",
-        "median over windows of estimate / (10 × 0.962 / n) in [0.8, 1.2]; mean rate CV for "
-        "n > 10 above that for n ≤ 10",
+        "median over windows of the flows' mean |estimate / (10 × 0.962 / n) − 1| ≤ 0.3; "
+        "mean rate CV for n > 10 above that for n ≤ 10",
         [plan_fig12],
         eval_fig12,
     ),
@@ -1022,7 +1048,8 @@ FIGURES = [
     Figure(
         "Fig17",
         "Workload 3: flexible flows slowed below 0.8×: REFLEX 1.7 % vs 9-1 2.2 %",
-        "REFLEX's slowed fraction below 9-1's; REFLEX flexible mean speed-up above 9-1's",
+        "REFLEX's slowed fraction below 9-1's; REFLEX flexible mean speed-up above 9-1's; "
+        "with r < 1 (α = 1) every flexible flow delivers at least r",
         [plan_wl],
         eval_wl("wl3", True),
     ),
@@ -1044,6 +1071,8 @@ REDUCED = Scale(
         "fig12_gap": 0.2,
         "wl_names": ("wl1", "wl2", "wl3"),
         "wl_alphas": (0.8,),
+        "wl_r_names": ("wl3",),
+        "wl_rs": (0.5,),
         "wl_warmup": 1.0,
         "wl_measure": 2.0,
         "wl_cooldown": 1.0,
@@ -1066,6 +1095,8 @@ FULL = Scale(
         "fig12_gap": 0.2,
         "wl_names": ("wl1", "wl2", "wl3"),
         "wl_alphas": tuple(round(0.1 * i, 1) for i in range(11)),
+        "wl_r_names": ("wl1", "wl2", "wl3"),
+        "wl_rs": tuple(round(0.1 * i, 1) for i in range(10)),
         "wl_warmup": 1.0,
         "wl_measure": 10.0,
         "wl_cooldown": 5.0,
@@ -1098,10 +1129,11 @@ Paper inconsistencies and the choices made:
 Workloads (Figs 13–17): 20 hosts on one switch, flexible flows 250 MB Poisson at 20 % of the
 host links (20 flows/s), regular flows per workload, uniformly random distinct pairs
 [CHOICE]; speed-up = FCT(no prioritization) / FCT(scheme) per flow, same seed (same flows).
-Reduced: 1 s warm-up, 2 s measured, 1 s cool-down, one seed, α = 0.8 only; full: the paper's
-16 s, 3 seeds, α = 0 … 1.
+Reduced: 1 s warm-up, 2 s measured, 1 s cool-down, one seed, α = 0.8, and r = 0.5 (α = 1) for
+Workload 3; full: the paper's 16 s, 3 seeds, α = 0 … 1 and r = 0 … 0.9 for every workload.
 
-Not built: Fig 10b (exploit size needed per α/r) and the r sweeps of Figs 13–17.
+Not built: Fig 10b (exploit size needed per α/r); the reduced scale runs the r sweep of Figs
+13–17 at one point (r = 0.5, α = 1, Workload 3 only).
 """
 
 REPRO = Reproduction(
