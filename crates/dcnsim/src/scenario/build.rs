@@ -400,6 +400,29 @@ impl Scenario {
                 w.push(msg);
             }
         }
+        // REFLEX acts only through flexible flows (finite alpha or reliability < 1).
+        if matches!(self.scheme, crate::scheme::SchemeConfig::Reflex(_)) {
+            let flexible = |a: Option<f64>, r: Option<f64>| {
+                a.is_some_and(f64::is_finite) || r.is_some_and(|r| r < 1.0)
+            };
+            let any = self.classes.iter().any(|c| {
+                flexible(c.alpha, c.reliability)
+                    || match &c.workload {
+                        WorkloadConfig::Flows(f) => {
+                            f.csv.is_some()
+                                || f.list.iter().any(|r| flexible(r.alpha, r.reliability))
+                        }
+                        _ => false,
+                    }
+            });
+            if !any {
+                w.push(
+                    "scheme: kind = \"reflex\" has no effect: no class or flow is flexible \
+                     (set alpha or reliability < 1)"
+                        .into(),
+                );
+            }
+        }
         if cqcn_scheme && !cqcn_used {
             w.push(
                 "scheme: kind = \"cqcn\" has no effect: no class uses a transport with \
