@@ -131,6 +131,9 @@ def test_regular_flows_never_run_reflex() -> None:
     f = _run(R.case_overrides(1, "reflex", duration="0.1s")).flows
     reg = f[f["class"] == "regular"]
     assert (reg.reflex_intervals == 0).all() and (reg.alpha == float("inf")).all()
+    # The scheme without any flexible flow says so.
+    res = _run({**R.case_overrides(1, "none", duration="0.01s"), "scheme": {"kind": "reflex"}})
+    assert any("reflex" in w and "no effect" in w for w in res.meta["warnings"])
 
 
 @pytest.mark.slow
