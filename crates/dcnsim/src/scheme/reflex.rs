@@ -411,7 +411,6 @@ mod tests {
         let mut low_seen = false;
         let mut low = false;
         for k in 1..400u64 {
-            let before = x.b_alpha + x.b_r;
             let decision_point = x.p_prev == Some(Phase::Measure) && C.phase(k) == Phase::Exploit;
             let acked = rate(k - 1, low) * C.t_int;
             let d = x.update(k, acked, C.t_int);
@@ -422,12 +421,10 @@ mod tests {
             }
             if decision_point && x.r_fair.is_some() {
                 // The decision uses the budget after this interval's adjustment.
-                let _ = before;
                 assert_eq!(low, x.b_alpha + x.b_r > l, "decision at {k}");
             }
         }
         assert!(low_seen, "enough budget accumulates to go LOW");
-        // Never more than D_exploit / D of the time LOW.
     }
 
     #[test]
