@@ -448,6 +448,19 @@ def eval_fig7(c: Ctx, fd: Finding) -> None:
         else:
             parts[f"{k}_about_half"] = band(_pt(v / half), 0.85, 1.15)
     fd.judge(**parts)
+
+    def plot(ax: Any) -> None:
+        xs = list(est)
+        bars(
+            ax,
+            xs,
+            {"estimate during competition": [_pt(est[k]) for k in xs]},
+            xlabel="T_int",
+            ylabel="fair-share estimate (Gb/s)",
+            ref=half,
+        )
+
+    fd.plot = plot
     if fd.verdict != HOLDS:
         fd.note += (
             " Measured cause (Case 1, 0.25 ms bins after 2 s): returning from a LOW exploit "
