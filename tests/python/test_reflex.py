@@ -127,6 +127,16 @@ def test_flow_list_overrides_and_errors_name_the_key() -> None:
         dcnsim.validate(R.PRESET, set={"scheme.low_priority": 2})
 
 
+def test_csv_columns_set_alpha_and_reliability(tmp_path: Path) -> None:
+    csv = tmp_path / "flows.csv"
+    csv.write_text("src,dst,size,start,class,alpha,reliability\n0,2,1000000,0,0,0.5,0.7\n")
+    ov = R.case_overrides(1, "reflex", duration="0.01s")
+    ov["classes"][0]["workload"] = {"kind": "flows", "csv": str(csv)}
+    f = _run(ov).flows
+    fl = f[f["class"] == "flexible"].iloc[0]
+    assert (fl.alpha, fl.reliability) == (0.5, 0.7)
+
+
 def test_regular_flows_never_run_reflex() -> None:
     f = _run(R.case_overrides(1, "reflex", duration="0.1s")).flows
     reg = f[f["class"] == "regular"]
