@@ -111,6 +111,10 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     flows.set_item("fct_established_s", &f.fct_established_s)?;
     flows.set_item("srtt_s", &f.srtt_s)?;
     flows.set_item("rto_s", &f.rto_s)?;
+    flows.set_item("delivered", &f.delivered)?;
+    flows.set_item("alpha", &f.alpha)?;
+    flows.set_item("reliability", &f.reliability)?;
+    flows.set_item("r_fair_bps", &f.r_fair_bps)?;
     for (n, v) in [
         ("data_pkts", &f.data_pkts),
         ("retx_pkts", &f.retx_pkts),
@@ -134,6 +138,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("important_drops", &f.important_drops),
         ("clock_bytes", &f.clock_bytes),
         ("tlt_lost_segs", &f.tlt_lost_segs),
+        ("reflex_intervals", &f.reflex_intervals),
+        ("reflex_low", &f.reflex_low),
     ] {
         cols_u64(py, &flows, n, v)?;
     }
@@ -195,6 +201,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     cols_u64(py, &traces, "inflight", &t.inflight)?;
     traces.set_item("rate_bps", &t.rate_bps)?;
     traces.set_item("alpha", &t.alpha)?;
+    traces.set_item("r_fair_bps", &t.r_fair_bps)?;
+    traces.set_item("reflex_low", &t.reflex_low)?;
     res.set_item("traces", traces)?;
 
     let m = &out.meta;

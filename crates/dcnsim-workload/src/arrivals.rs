@@ -258,6 +258,8 @@ pub fn poisson(
             class: spec.class,
             deadline,
             tag: 0,
+            alpha: None,
+            reliability: None,
         });
     }
     Ok(flows)

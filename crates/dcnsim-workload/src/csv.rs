@@ -10,7 +10,9 @@
 //! * The first non-comment line is the header. Columns are named, in any order:
 //!   `src`, `dst`, `size`, `start` are required; `class` (default: the loading class, 0 for
 //!   [`parse_flow_csv`]), `deadline` (empty = none) and `tag` (default 0) are optional.
-//!   Other or repeated names are errors.
+//!   `alpha` and `reliability` (REFLEX flexible flows; empty = the class's value) are
+//!   optional. Other or repeated names are errors.
+//! * `alpha`: aggressiveness α, a number `>= 0` or `inf`; `reliability`: r in `[0, 1]`.
 //! * `class`: with [`parse_flow_csv_in`], the index or the name of the scenario class that
 //!   sends the flow (its transport and priority apply); empty = the loading class.
 //! * `src`, `dst`: host indices `< n_hosts`, different. `size`: payload bytes, an integer
@@ -37,6 +39,8 @@ enum Col {
     Class,
     Deadline,
     Tag,
+    Alpha,
+    Reliability,
 }
 
 const COLS: &[(&str, Col)] = &[
@@ -47,6 +51,8 @@ const COLS: &[(&str, Col)] = &[
     ("class", Col::Class),
     ("deadline", Col::Deadline),
     ("tag", Col::Tag),
+    ("alpha", Col::Alpha),
+    ("reliability", Col::Reliability),
 ];
 
 /// Parses a CSV flow list (see the module docs) for a network of `n_hosts` hosts. The
@@ -111,6 +117,8 @@ fn parse(
             class: default_class,
             deadline: None,
             tag: 0,
+            alpha: None,
+            reliability: None,
         };
         for (&col, &v) in cols.iter().zip(&fields) {
             let name = COLS.iter().find(|c| c.1 == col).map_or("", |c| c.0);
@@ -155,6 +163,16 @@ fn parse(
                     if !v.is_empty() {
                         f.tag = v.parse().map_err(|_| bad("a tag in 0..=4294967295"))?;
                     }
+                }
+                Col::Alpha if v.is_empty() => {}
+                Col::Alpha => {
+                    let a = v.parse::<f64>().ok().filter(|a| *a >= 0.0);
+                    f.alpha = Some(a.ok_or_else(|| bad("a number >= 0 or inf, or empty"))?);
+                }
+                Col::Reliability if v.is_empty() => {}
+                Col::Reliability => {
+                    let r = v.parse::<f64>().ok().filter(|r| (0.0..=1.0).contains(r));
+                    f.reliability = Some(r.ok_or_else(|| bad("a number in [0, 1], or empty"))?);
                 }
                 Col::Deadline => {
                     if !v.is_empty() {
@@ -213,7 +231,7 @@ fn parse_header(fields: &[&str], path: &str, line_no: usize) -> Result<Vec<Col>,
                 path,
                 format!(
                     "line {line_no}: unknown column '{name}'; expected src, dst, size, start and \
-                     optionally class, deadline, tag"
+                     optionally class, deadline, tag, alpha, reliability"
                 ),
             );
         };
@@ -271,7 +289,9 @@ mod tests {
                 start: 125 * US,
                 class: 1,
                 deadline: Some(1125 * US),
-                tag: 0
+                tag: 0,
+                alpha: None,
+                reliability: None,
             }
         );
         assert_eq!(f[1].src, 0);
@@ -376,5 +396,32 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[test]
+    fn flexible_columns() {
+        let f = parse_flow_csv(
+            "src,dst,size,start,alpha,reliability\n0,1,10,0,0.9,\n1,0,10,0,inf,0.5\n0,1,10,0,,\n",
+            "csv",
+            2,
+        )
+        .unwrap();
+        assert_eq!((f[0].alpha, f[0].reliability), (Some(0.9), None));
+        assert_eq!(
+            (f[1].alpha, f[1].reliability),
+            (Some(f64::INFINITY), Some(0.5))
+        );
+        assert_eq!((f[2].alpha, f[2].reliability), (None, None));
+        let e = parse_flow_csv("src,dst,size,start,reliability\n0,1,10,0,1.5\n", "csv", 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("column 'reliability'") && e.contains("[0, 1]"),
+            "{e}"
+        );
+        let e = parse_flow_csv("src,dst,size,start,alpha\n0,1,10,0,-1\n", "csv", 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("column 'alpha'"), "{e}");
     }
 }

@@ -184,6 +184,8 @@ pub fn das(
                 class: spec.class,
                 deadline: None,
                 tag,
+                alpha: None,
+                reliability: None,
             });
         }
     }

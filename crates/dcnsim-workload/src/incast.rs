@@ -347,6 +347,8 @@ pub fn incast(
                 class: spec.class,
                 deadline: None,
                 tag: (k + 1).min(u32::MAX as usize) as u32,
+                alpha: None,
+                reliability: None,
             });
         }
     }

@@ -57,7 +57,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::err;
 
 /// One flow to be started by the simulator.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowSpec {
     /// Sending host index.
     pub src: u32,
@@ -73,6 +73,11 @@ pub struct FlowSpec {
     pub deadline: Option<Time>,
     /// Generator-defined group id: the incast round number (from 1), 0 otherwise.
     pub tag: u32,
+    /// REFLEX aggressiveness α and reliability r of this flow (None: the class's value).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    #[serde(default)]
+    pub reliability: Option<f64>,
 }
 
 /// What the workload knows of the network: host count, racks and host link rates.
@@ -210,6 +215,8 @@ mod tests {
             class: 0,
             deadline: None,
             tag,
+            alpha: None,
+            reliability: None,
         }
     }
 

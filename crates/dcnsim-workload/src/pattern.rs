@@ -297,6 +297,8 @@ pub fn permutation_long_flows(
             class,
             deadline: None,
             tag: 0,
+            alpha: None,
+            reliability: None,
         })
         .collect()
 }

@@ -25,6 +25,7 @@ PAPERS: dict[str, str] = {
     "resqueue": "dcnsim.papers.resqueue",
     "lowprio": "dcnsim.papers.lowprio",
     "tlt": "dcnsim.papers.tlt",
+    "reflex": "dcnsim.papers.reflex",
 }
 
 

@@ -401,6 +401,9 @@ pub struct HostConfig {
     /// Packets the FIFO driver queue below the class queues holds (LPF §3: 100; REFLEX: 20).
     /// 0 = no driver queue: the NIC serves the class queues directly.
     pub driver_queue: u32,
+    /// ECN marking in the NIC's class queues (the qdisc), one for all queues or one per
+    /// queue: REFLEX §5 runs RED (hard threshold 65 packets) in "each network device".
+    pub ecn: PerQueue<EcnConfig>,
 }
 
 impl Default for HostConfig {
@@ -410,6 +413,7 @@ impl Default for HostConfig {
             scheduler: SchedConfig::Strict,
             queue_limit: None,
             driver_queue: 0,
+            ecn: PerQueue::One(EcnConfig::None),
         }
     }
 }
@@ -420,6 +424,7 @@ impl HostConfig {
             queues: self.queues,
             scheduler: self.scheduler.clone(),
             queue_limit: self.queue_limit.clone(),
+            ecn: self.ecn.clone(),
             ..PortConfig::default()
         }
     }

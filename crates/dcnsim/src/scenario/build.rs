@@ -143,7 +143,7 @@ impl Scenario {
         self.switch.port().check().map_err(port_err("switch"))?;
         self.host.port().check().map_err(port_err("host"))?;
         self.scheme
-            .check(self.switch.queues)
+            .check(self.switch.queues, self.host.queues)
             .map_err(port_err("scheme"))?;
         if self.switch.shared_buffer.is_some_and(|b| b.0 == 0) {
             return Err(ConfigError::new(
@@ -201,6 +201,7 @@ impl Scenario {
                 ));
             }
             check_prio(c.priority, format!("classes[{i}].priority"))?;
+            check_flex(c.alpha, c.reliability, &format!("classes[{i}]"))?;
             if let Some(a) = c.ack_priority {
                 check_prio(a, format!("classes[{i}].ack_priority"))?;
             }
@@ -397,6 +398,29 @@ impl Scenario {
             };
             if !w.contains(&msg) {
                 w.push(msg);
+            }
+        }
+        // REFLEX acts only through flexible flows (finite alpha or reliability < 1).
+        if matches!(self.scheme, crate::scheme::SchemeConfig::Reflex(_)) {
+            let flexible = |a: Option<f64>, r: Option<f64>| {
+                a.is_some_and(f64::is_finite) || r.is_some_and(|r| r < 1.0)
+            };
+            let any = self.classes.iter().any(|c| {
+                flexible(c.alpha, c.reliability)
+                    || match &c.workload {
+                        WorkloadConfig::Flows(f) => {
+                            f.csv.is_some()
+                                || f.list.iter().any(|r| flexible(r.alpha, r.reliability))
+                        }
+                        _ => false,
+                    }
+            });
+            if !any {
+                w.push(
+                    "scheme: kind = \"reflex\" has no effect: no class or flow is flexible \
+                     (set alpha or reliability < 1)"
+                        .into(),
+                );
             }
         }
         if cqcn_scheme && !cqcn_used {
@@ -605,6 +629,7 @@ impl Scenario {
                 _ => (f.tag, false),
             };
             let (prio, ack_prio) = c.flow_priority(f.size, dup);
+            let flex = self.flow_flex(f.class as usize, f.alpha, f.reliability)?;
             sim.add_flow(FlowDesc {
                 src: f.src,
                 dst: f.dst,
@@ -619,6 +644,7 @@ impl Scenario {
                 in_window: f.start >= w0 && f.start < w1,
                 entropy: mix64(&[self.seed, 0xf10, sim.flows.len() as u64]) as u32,
                 ideal_fct: ideal,
+                flex,
             });
         }
         for (i, s) in self.sources.iter().enumerate() {
@@ -1015,6 +1041,8 @@ impl Scenario {
                             "expected a size > 0",
                         ));
                     }
+                    check_flex(r.alpha, r.reliability, &key)
+                        .map_err(|e| wl::WorkloadError::new(e.path, e.msg))?;
                     out.push(wl::FlowSpec {
                         src: r.src,
                         dst: r.dst,
@@ -1023,6 +1051,8 @@ impl Scenario {
                         class: class as u16,
                         deadline: r.deadline.map(|d| r.start.0 + d.0),
                         tag: r.tag,
+                        alpha: r.alpha,
+                        reliability: r.reliability,
                     });
                 }
                 out.sort_by_key(|f| f.start);
@@ -1147,4 +1177,87 @@ pub fn ideal_fct(size: u64, mss: u64, overhead: u64, path: &PathInfo) -> Time {
         .min()
         .unwrap_or(0);
     path.prop + first + bottleneck.tx_time(total - w1).saturating_sub(head_start)
+}
+
+/// REFLEX factors of a class or a flow (spec §5.2.1): α ≥ 0 (∞ allowed), r in [0, 1].
+/// `key` is the class or flow-list row; the error names `key.alpha` / `key.reliability`.
+fn check_flex(alpha: Option<f64>, r: Option<f64>, key: &str) -> Result<(), ConfigError> {
+    if let Some(a) = alpha {
+        if a.is_nan() || a < 0.0 {
+            return Err(ConfigError::new(
+                format!("{key}.alpha"),
+                format!("expected a number >= 0 (or inf for a regular flow), got {a}"),
+            ));
+        }
+    }
+    if let Some(r) = r {
+        if !(0.0..=1.0).contains(&r) {
+            return Err(ConfigError::new(
+                format!("{key}.reliability"),
+                format!("expected a number in [0, 1], got {r}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// The REFLEX parameters of one flow of class `class` (None: a regular flow, α = ∞ and
+    /// r = 1, which never runs REFLEX; spec §5.2.4 note).
+    fn flow_flex(
+        &self,
+        class: usize,
+        alpha: Option<f64>,
+        r: Option<f64>,
+    ) -> Result<Option<crate::transport::FlexRt>, ConfigError> {
+        let c = &self.classes[class];
+        let a = alpha.or(c.alpha).unwrap_or(f64::INFINITY);
+        let rel = r.or(c.reliability).unwrap_or(1.0);
+        if a.is_infinite() && rel >= 1.0 {
+            return Ok(None);
+        }
+        // Name the key the user wrote: the flow list's column if the flow set it.
+        let key = |k: &str, own: bool| {
+            if own {
+                format!("classes[{class}].workload (a flow's {k})")
+            } else {
+                format!("classes[{class}].{k}")
+            }
+        };
+        if a.is_infinite() {
+            // Alg. 1 drains B_r only to cover a deficit against α·R_fair: with α = ∞ it
+            // would be drained at once (spec §5.2.1: deprioritization first, loss after).
+            return Err(ConfigError::new(
+                key("alpha", alpha.is_some()),
+                format!(
+                    "reliability = {rel} < 1 needs a finite alpha (REFLEX drains the \
+                     reliability budget only after the aggressiveness budget; alpha = 1 is \
+                     TCP's share)"
+                ),
+            ));
+        }
+        let crate::scheme::SchemeConfig::Reflex(x) = &self.scheme else {
+            return Err(ConfigError::new(
+                key(
+                    if alpha.is_some() || c.alpha.is_some() {
+                        "alpha"
+                    } else {
+                        "reliability"
+                    },
+                    alpha.is_some() || r.is_some(),
+                ),
+                "a flexible flow (finite alpha or reliability < 1) needs [scheme] kind = \
+                 \"reflex\"",
+            ));
+        };
+        Ok(Some(crate::transport::FlexRt {
+            alpha: a,
+            reliability: rel,
+            interval: x.interval.0,
+            warmup: x.warmup,
+            measure: x.measure,
+            exploit: x.exploit,
+            low_class: x.low_priority,
+        }))
+    }
 }

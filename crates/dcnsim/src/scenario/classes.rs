@@ -178,6 +178,11 @@ pub struct FlowRow {
     pub deadline: Option<Dur>,
     #[serde(default)]
     pub tag: u32,
+    /// REFLEX α and r of this flow (default: the class's).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    #[serde(default)]
+    pub reliability: Option<f64>,
 }
 
 /// DAS duplication (LPF §3.1, spec §5.1.2; generator in `dcnsim_workload::das`): Poisson
@@ -250,6 +255,12 @@ pub struct ClassConfig {
     /// Flows with size ≥ `large.threshold` get `large.priority` (SJF split, LPF §3.1).
     #[serde(default)]
     pub large: Option<LargeConfig>,
+    /// REFLEX aggressiveness α ≥ 0 of the class's flows (default ∞: regular flows).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// REFLEX reliability r in [0, 1] of the class's flows (default 1).
+    #[serde(default)]
+    pub reliability: Option<f64>,
 }
 
 impl ClassConfig {

@@ -7,6 +7,7 @@
 
 pub mod cqcn;
 pub mod pias;
+pub mod reflex;
 pub mod test_scheme;
 
 use crate::packet::Packet;
@@ -67,15 +68,18 @@ pub enum SchemeConfig {
     Pias(pias::PiasConfig),
     /// Cross-queue congestion notification (the switch half of LPF's TCP+); see [`cqcn`].
     Cqcn(cqcn::CqcnConfig),
+    /// REFLEX flexible flows (bounded degradation); see [`reflex`].
+    Reflex(reflex::ReflexConfig),
 }
 
-crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig), "cqcn" => Cqcn(cqcn::CqcnConfig) });
+crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig), "cqcn" => Cqcn(cqcn::CqcnConfig), "reflex" => Reflex(reflex::ReflexConfig) });
 
 impl SchemeConfig {
     /// Checks the scheme against the switch's queue count; errors are (key under `scheme`, message).
-    pub fn check(&self, switch_queues: u8) -> Result<(), (String, String)> {
+    pub fn check(&self, switch_queues: u8, host_queues: u8) -> Result<(), (String, String)> {
         match self {
             SchemeConfig::Pias(c) => c.check(switch_queues),
+            SchemeConfig::Reflex(c) => c.check(host_queues, switch_queues),
             _ => Ok(()),
         }
     }
@@ -86,6 +90,7 @@ pub enum AnyScheme {
     Test(test_scheme::TestScheme),
     Pias(pias::Pias),
     Cqcn(cqcn::Cqcn),
+    Reflex(reflex::ReflexScheme),
 }
 
 impl AnyScheme {
@@ -95,11 +100,13 @@ impl AnyScheme {
             SchemeConfig::Test(c) => AnyScheme::Test(test_scheme::TestScheme::new(c.clone())),
             SchemeConfig::Pias(c) => AnyScheme::Pias(pias::Pias::new(c)),
             SchemeConfig::Cqcn(c) => AnyScheme::Cqcn(cqcn::Cqcn::new(c.clone())),
+            SchemeConfig::Reflex(_) => AnyScheme::Reflex(reflex::ReflexScheme),
         }
     }
+    /// No packet hooks to call (REFLEX acts in the senders only).
     #[inline]
     pub fn is_none(&self) -> bool {
-        matches!(self, AnyScheme::None)
+        matches!(self, AnyScheme::None | AnyScheme::Reflex(_))
     }
 }
 
@@ -111,6 +118,7 @@ impl Scheme for AnyScheme {
             AnyScheme::Test(s) => s.on_host_tx(pkt, ctx),
             AnyScheme::Pias(s) => s.on_host_tx(pkt, ctx),
             AnyScheme::Cqcn(s) => s.on_host_tx(pkt, ctx),
+            AnyScheme::Reflex(s) => s.on_host_tx(pkt, ctx),
         }
     }
     #[inline]
@@ -120,6 +128,7 @@ impl Scheme for AnyScheme {
             AnyScheme::Test(s) => s.on_enqueue(pkt, ctx),
             AnyScheme::Pias(s) => s.on_enqueue(pkt, ctx),
             AnyScheme::Cqcn(s) => s.on_enqueue(pkt, ctx),
+            AnyScheme::Reflex(s) => s.on_enqueue(pkt, ctx),
         }
     }
     #[inline]
@@ -129,6 +138,7 @@ impl Scheme for AnyScheme {
             AnyScheme::Test(s) => s.on_dequeue(pkt, node, port, now),
             AnyScheme::Pias(s) => s.on_dequeue(pkt, node, port, now),
             AnyScheme::Cqcn(s) => s.on_dequeue(pkt, node, port, now),
+            AnyScheme::Reflex(s) => s.on_dequeue(pkt, node, port, now),
         }
     }
     #[inline]
@@ -138,6 +148,7 @@ impl Scheme for AnyScheme {
             AnyScheme::Test(s) => s.on_receive(pkt, host, now),
             AnyScheme::Pias(s) => s.on_receive(pkt, host, now),
             AnyScheme::Cqcn(s) => s.on_receive(pkt, host, now),
+            AnyScheme::Reflex(s) => s.on_receive(pkt, host, now),
         }
     }
 }

@@ -57,6 +57,16 @@ pub struct FlowTable {
     /// before its first RTT sample.
     pub srtt_s: Vec<f64>,
     pub rto_s: Vec<f64>,
+    /// Acknowledged bytes / size when the sender finished or the run ended (REFLEX partial
+    /// delivery: at least the flow's reliability).
+    pub delivered: Vec<f64>,
+    /// REFLEX: the flow's α (inf for regular flows) and r, intervals decided and spent
+    /// LOW, and the last fair-share estimate in bit/s (NaN: none or a regular flow).
+    pub alpha: Vec<f64>,
+    pub reliability: Vec<f64>,
+    pub reflex_intervals: Vec<u64>,
+    pub reflex_low: Vec<u64>,
+    pub r_fair_bps: Vec<f64>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -119,6 +129,10 @@ pub struct TraceTable {
     pub rate_bps: Vec<f64>,
     /// DCTCP α (NaN for other congestion controls).
     pub alpha: Vec<f64>,
+    /// REFLEX: the fair-share estimate in bit/s (NaN: none yet or a regular flow) and
+    /// whether the sample's interval is LOW.
+    pub r_fair_bps: Vec<f64>,
+    pub reflex_low: Vec<bool>,
 }
 
 fn opt_s(t: Option<u64>) -> f64 {
@@ -176,6 +190,20 @@ impl Sim {
             t.tlt_lost_segs.push(r.tlt_lost_segs);
             t.srtt_s.push(opt_s(r.srtt));
             t.rto_s.push(opt_s(r.rto));
+            // A regular flow whose sender finished delivered everything (whatever its
+            // transport records); a flexible one what was acknowledged.
+            let acked = if d.flex.is_none() && r.sender_done.is_some() {
+                d.size
+            } else {
+                r.acked
+            };
+            t.delivered.push(acked as f64 / d.size.max(1) as f64);
+            t.alpha.push(d.flex.map_or(f64::INFINITY, |x| x.alpha));
+            t.reliability.push(d.flex.map_or(1.0, |x| x.reliability));
+            t.reflex_intervals.push(r.reflex_intervals);
+            t.reflex_low.push(r.reflex_low);
+            t.r_fair_bps
+                .push(r.reflex_r_fair.map_or(f64::NAN, |x| x * 8.0));
         }
         t
     }
@@ -247,6 +275,8 @@ impl Sim {
                     .unwrap_or(f64::NAN),
             );
             t.alpha.push(r.alpha.unwrap_or(f64::NAN));
+            t.r_fair_bps.push(r.r_fair.map_or(f64::NAN, |x| x * 8.0));
+            t.reflex_low.push(r.low);
         }
         t
     }

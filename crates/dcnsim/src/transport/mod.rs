@@ -134,6 +134,25 @@ pub struct FlowDesc {
     pub in_window: bool,
     pub entropy: u32,
     pub ideal_fct: Time,
+    /// A REFLEX flexible flow (None: a regular flow, α = ∞, r = 1; it never runs REFLEX).
+    pub flex: Option<FlexRt>,
+}
+
+/// A flexible flow's factors (REFLEX §3.1, spec §5.2.1) and the REFLEX cycle it runs
+/// (`[scheme] kind = "reflex"`, spec §5.2.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlexRt {
+    /// Aggressiveness α ∈ [0, ∞): the fraction of its max-min fair share the flow keeps.
+    pub alpha: f64,
+    /// Reliability r ∈ [0, 1]: the fraction of its bytes that must be delivered.
+    pub reliability: f64,
+    /// T_int and the phase lengths in intervals.
+    pub interval: Time,
+    pub warmup: u32,
+    pub measure: u32,
+    pub exploit: u32,
+    /// Queue of the flow's data in a LOW interval.
+    pub low_class: u8,
 }
 
 /// What an endpoint asked of the simulator during one call (besides its packets).

@@ -44,6 +44,15 @@ pub struct FlowRecord {
     /// Sender state when it finished (or at the end of the run): smoothed RTT and RTO.
     pub srtt: Option<Time>,
     pub rto: Option<Time>,
+    /// Bytes cumulatively acknowledged when the sender finished (or at the end of the run).
+    pub acked: u64,
+    /// REFLEX: intervals decided (UPDATE calls) and those spent at LOW priority; the last
+    /// fair-share estimate (bytes/s) and the budgets B_α, B_r (bytes) at the end.
+    pub reflex_intervals: u64,
+    pub reflex_low: u64,
+    pub reflex_r_fair: Option<f64>,
+    pub reflex_b_alpha: f64,
+    pub reflex_b_r: f64,
 }
 
 /// One sample of a traced flow's sender state.
@@ -59,6 +68,10 @@ pub struct TraceRow {
     pub snd_una: u64,
     pub inflight: u64,
     pub alpha: Option<f64>,
+    /// REFLEX flexible flows: the current fair-share estimate (bytes/s) and whether the
+    /// current interval is LOW.
+    pub r_fair: Option<f64>,
+    pub low: bool,
 }
 
 /// In-flight copies per segment index, as a window sliding with the lowest segment still

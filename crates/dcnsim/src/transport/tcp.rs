@@ -4,7 +4,14 @@
 //!
 //! Timer slots: [`Timer::Sender`] is the sender's RTO (tail-loss probe and RACK included) or,
 //! before the SYN-ACK, the SYN retry; [`Timer::Receiver`] the delayed ACK; [`Timer::Pace`]
-//! the next paced segment (Near-Opt only); [`Timer::Aux`] the next TCP+ probe.
+//! the next paced segment (Near-Opt only); [`Timer::Aux`] the next TCP+ probe and, for a
+//! REFLEX flexible flow, the next control-interval boundary.
+//!
+//! REFLEX (spec §5.2): a flexible flow's sender counts the bytes newly acknowledged per
+//! interval, runs UPDATE at every boundary ([`crate::scheme::reflex`]) before it counts an
+//! ACK or sends, and sends its data at the flow's priority (HIGH) or the scheme's
+//! `low_priority` (LOW) as decided; with r < 1 it finishes when UPDATE says so, discarding
+//! the unsent tail (partial delivery, spec §5.2.6).
 //!
 //! Because the simulator sees every copy of every segment, it classifies retransmissions
 //! exactly: a retransmission is *spurious* if the receiver already had the bytes or an
@@ -15,6 +22,7 @@ use super::record::{DeliveryWin, Fate};
 use super::wire::{ack_of, ack_packet, control_packet, data_packet, rx_segment_of};
 use super::{Cx, Endpoint, FlowDesc, FlowRecord, Timer, TraceRow, TransportRt, NEVER};
 use crate::packet::{flags, Packet, PktKind};
+use crate::scheme::reflex::{Cycle, Reflex, ReflexClock};
 use dcnsim_engine::Time;
 use dcnsim_transport::{Ack, RetxCause, Segment, TcpReceiver, TcpSender};
 
@@ -123,6 +131,8 @@ impl SegSender for TcpSender {
             snd_una: TcpSender::snd_una(self),
             inflight: self.bytes_in_flight(),
             alpha: self.dctcp_alpha(),
+            r_fair: None,
+            low: false,
         })
     }
 }
@@ -148,6 +158,10 @@ pub struct TcpFlow<S> {
     delivery: Option<Box<DeliveryWin>>,
     segs: Vec<Segment>,
     acks: Vec<Ack>,
+    /// REFLEX controller of a flexible flow (None for regular flows).
+    reflex: Option<Box<ReflexClock>>,
+    /// Queue of the data in a LOW interval.
+    low_class: u8,
 }
 
 impl<S: SegSender> TcpFlow<S> {
@@ -166,6 +180,47 @@ impl<S: SegSender> TcpFlow<S> {
             delivery: record_delivery.then(Box::default),
             segs: Vec::new(),
             acks: Vec::new(),
+            reflex: d.flex.map(|x| {
+                let cycle = Cycle {
+                    warmup: x.warmup,
+                    measure: x.measure,
+                    exploit: x.exploit,
+                    t_int: x.interval as f64 / 1e12,
+                };
+                let alg = Reflex::new(x.alpha, x.reliability, d.size, cycle);
+                Box::new(ReflexClock::new(alg, x.interval, d.start))
+            }),
+            low_class: d.flex.map_or(0, |x| x.low_class),
+        }
+    }
+
+    /// REFLEX: runs UPDATE at every interval boundary up to now (spec §5.2.3: "invoked at
+    /// each interval boundary"); true if the flow finished early (and was closed).
+    #[inline]
+    fn reflex_tick(&mut self, cx: &mut Cx) -> bool {
+        let Some(r) = self.reflex.as_mut() else {
+            return false;
+        };
+        if !r.advance(cx.now) {
+            return false;
+        }
+        // Spec §5.2.6: S_sent ≥ F; the unsent tail is discarded and the flow ends now. The
+        // delivered part is what was acknowledged (≥ r·F by Alg. 1).
+        cx.rec.acked = self.tx.snd_una();
+        self.fold_reflex(cx.rec);
+        self.tx.on_done(cx.rec);
+        cx.complete();
+        cx.close();
+        true
+    }
+
+    fn fold_reflex(&self, rec: &mut FlowRecord) {
+        if let Some(r) = &self.reflex {
+            rec.reflex_intervals = r.intervals;
+            rec.reflex_low = r.low_intervals;
+            rec.reflex_r_fair = r.alg.r_fair;
+            rec.reflex_b_alpha = r.alg.b_alpha;
+            rec.reflex_b_r = r.alg.b_r;
         }
     }
 
@@ -187,6 +242,9 @@ impl<S: SegSender> TcpFlow<S> {
         cx.rec.established = Some(now);
         if cx.rt.cqcn.is_some() {
             self.next_probe = now;
+            cx.rearm(Timer::Aux);
+        }
+        if self.reflex.is_some() {
             cx.rearm(Timer::Aux);
         }
         if S::CONTROLLED {
@@ -262,7 +320,11 @@ impl<S: SegSender> TcpFlow<S> {
             if let Some(w) = &mut self.delivery {
                 w.sent(idx, cx.now);
             }
-            let p = data_packet(cx, s);
+            let mut p = data_packet(cx, s);
+            // REFLEX: every data packet of a LOW interval goes to the low queue.
+            if self.reflex.as_ref().is_some_and(|r| r.low) {
+                p.class = self.low_class;
+            }
             cx.send(p);
         }
     }
@@ -294,11 +356,20 @@ impl<S: SegSender> TcpFlow<S> {
 
     fn on_ack(&mut self, cx: &mut Cx, p: &Packet) {
         let now = cx.now;
+        // REFLEX: boundaries up to now first, so this ACK counts toward the new interval.
+        if self.reflex_tick(cx) {
+            return;
+        }
         let ack = ack_of(p);
         let mut segs = std::mem::take(&mut self.segs);
         segs.clear();
+        let una_before = self.tx.snd_una();
         self.tx.on_ack(now, &ack, &mut segs);
         let una = self.tx.snd_una();
+        if let Some(r) = self.reflex.as_mut() {
+            // Spec §5.2.3: ACK_byte = bytes newly acknowledged during the interval.
+            r.on_acked(una - una_before);
+        }
         self.fate.trim(una / self.mss);
         if let Some(w) = &mut self.delivery {
             // Whole segments the ACK covers: below the cumulative ACK and inside SACK blocks
@@ -323,6 +394,8 @@ impl<S: SegSender> TcpFlow<S> {
         rec.max_cwnd = rec.max_cwnd.max(self.tx.cwnd());
         rec.rto_count = self.tx.rto_count();
         if self.tx.done() {
+            rec.acked = self.tx.snd_una();
+            self.fold_reflex(rec);
             self.tx.on_done(rec);
             if cx.rt.handshake {
                 let p = control_packet(cx, PktKind::Fin);
@@ -337,6 +410,9 @@ impl<S: SegSender> TcpFlow<S> {
 
     fn on_sender_timer(&mut self, cx: &mut Cx) {
         let now = cx.now;
+        if self.reflex_tick(cx) {
+            return;
+        }
         if self.syn_pending {
             self.send_syn(cx);
             return;
@@ -450,6 +526,14 @@ impl<S: SegSender> Endpoint for TcpFlow<S> {
                 cx.rearm(Timer::Sender);
             }
             Timer::Aux => {
+                // REFLEX: the interval boundary (the slot's other user).
+                if self.reflex_tick(cx) {
+                    return;
+                }
+                cx.rearm(Timer::Aux);
+                if self.next_probe > now {
+                    return;
+                }
                 // TCP+: one high-priority probe toward the receiver, then the next.
                 let Some(c) = cx.rt.cqcn else { return };
                 let d = cx.desc;
@@ -471,7 +555,14 @@ impl<S: SegSender> Endpoint for TcpFlow<S> {
             Timer::Sender => self.tx.rto_deadline(),
             Timer::Receiver => self.rx.delack_deadline(),
             Timer::Pace => self.tx.next_send(),
-            Timer::Aux => (self.next_probe != NEVER).then_some(self.next_probe),
+            Timer::Aux => {
+                let r = self.reflex.as_ref().and_then(|r| r.deadline());
+                let p = (self.next_probe != NEVER).then_some(self.next_probe);
+                match (r, p) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
         }
     }
 
@@ -497,9 +588,16 @@ impl<S: SegSender> Endpoint for TcpFlow<S> {
 
     fn fold(&self, rec: &mut FlowRecord) {
         self.tx.fold(rec);
+        rec.acked = self.tx.snd_una();
+        self.fold_reflex(rec);
     }
 
     fn trace(&self, now: Time, flow: u32) -> Option<TraceRow> {
-        self.tx.trace(now, flow)
+        let mut row = self.tx.trace(now, flow)?;
+        if let Some(r) = &self.reflex {
+            row.r_fair = r.alg.r_fair;
+            row.low = r.low;
+        }
+        Some(row)
     }
 }
