@@ -41,6 +41,7 @@ from .framework import (
 
 TITLE = "REFLEX: new primitives for bounded degradation in network service (Kassing et al.)"
 PRESET = "reflex"
+EXPECTED_TIME = "reduced: about 6 min (44 runs) on two cores; --full: not measured (many hours)"
 
 #: Line rate (Gb/s) and the best goodput fraction on the REFLEX-BASE wire: 1380 B of payload
 #: in a 1434 B frame (PPP 2 + IP 20 + TCP with timestamps 32); the paper's "approximately 96%".

@@ -48,7 +48,10 @@ TITLE = (
 )
 SCENARIO = "tlt"
 #: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
-EXPECTED_TIME = "reduced: about 4.8 min (177 runs) on two cores; --full: about an hour"
+EXPECTED_TIME = (
+    "reduced: about 4.8 min (177 runs) on two cores; --full: several hours"
+    " (its Fig 1/5/7 subset alone took 63 min)"
+)
 
 #: Topology constants of TLT-SIM-TCP-BASE (the scenario file's).
 HOSTS = 96
