@@ -167,10 +167,18 @@ impl Scenario {
         }
         for (name, t) in &self.transports {
             let key = format!("transports.{name}");
-            if let Some(r) = t.roce.as_ref().filter(|_| t.kind == TransportKindName::Roce) {
+            if let Some(r) = t
+                .roce
+                .as_ref()
+                .filter(|_| t.kind == TransportKindName::Roce)
+            {
                 // The host link rate is known only when the topology is built: any rate
                 // checks the other keys here.
-                r.params(p, Some(dcnsim_engine::Rate::gbps(1)), &format!("{key}.roce"))?;
+                r.params(
+                    p,
+                    Some(dcnsim_engine::Rate::gbps(1)),
+                    &format!("{key}.roce"),
+                )?;
                 continue;
             }
             t.tcp(p.mss(), p.tcp_timestamps, &key)

@@ -160,10 +160,7 @@ impl Endpoint for RoceFlow {
                     }
                 }
                 let last = p.seq + 1 == self.tx.n;
-                match self
-                    .rx
-                    .on_data(p.seq, last, self.p.ack_every.max(1))
-                {
+                match self.rx.on_data(p.seq, last, self.p.ack_every.max(1)) {
                     RxAction::Accept | RxAction::Discard => {}
                     RxAction::AcceptAck | RxAction::DupAck => {
                         let a = self.control(cx, PktKind::Ack, self.p.ack_wire, self.rx.epsn);
