@@ -218,6 +218,7 @@ fn pfc_with_dcqcn_makes_a_roce_incast_lossless() {
     assert!(sum(&pfc.queues.pfc_pause_sent) > 0);
     // DCQCN reacted (CE marks at the congested port turned into CNPs and cuts).
     assert!(sum(&pfc.flows.ecn_marks) > 0);
+    assert!(sum(&pfc.flows.cnps) > 0);
 }
 
 fn err_of(transports: &str) -> ConfigError {

@@ -84,8 +84,6 @@ pub struct RoceFlow {
     next_tx: Time,
     rx: InOrder,
     np: CnpPacer,
-    /// CNPs the sender received.
-    pub cnps: u64,
 }
 
 impl RoceFlow {
@@ -99,7 +97,6 @@ impl RoceFlow {
             next_tx: 0,
             rx: InOrder::default(),
             np: CnpPacer::default(),
-            cnps: 0,
         }
     }
     /// The pacing rate (bits/s).
@@ -196,7 +193,7 @@ impl Endpoint for RoceFlow {
                 }
             }
             PktKind::Cnp => {
-                self.cnps += 1;
+                cx.rec.cnps += 1;
                 if let Some(c) = &mut self.cc {
                     c.on_cnp(cx.now);
                     cx.rearm(Timer::Aux);
