@@ -146,7 +146,8 @@ impl Dcqcn {
     /// α at `now`: DCQCN §3.3 Eq. 2, α ← (1 − g)·α once per K elapsed without a CNP.
     pub fn alpha(&self, now: Time) -> f64 {
         let k = self.p.alpha_interval.max(1);
-        let n = (now.saturating_sub(self.alpha_at) / k) as i32;
+        // Capped: (1 − g)^(2^20) is 0 for any g the keys allow.
+        let n = (now.saturating_sub(self.alpha_at) / k).min(1 << 20) as i32;
         self.alpha * (1.0 - self.p.g).powi(n)
     }
 
@@ -159,7 +160,7 @@ impl Dcqcn {
         self.alpha_at += elapsed;
         // RATE_DECREASE_INTERVAL: at most one decrease per interval (HPCC simulator).
         let may_cut = match self.last_decrease {
-            Some(t) => now >= t + self.p.rate_decrease_interval,
+            Some(t) => now >= t.saturating_add(self.p.rate_decrease_interval),
             None => true,
         };
         if may_cut {
@@ -178,7 +179,7 @@ impl Dcqcn {
             self.t_stage = 0;
             self.bc_stage = 0;
             self.bytes = 0;
-            self.next_inc = Some(now + self.p.timer);
+            self.next_inc = Some(now.saturating_add(self.p.timer));
         }
         // Eq. 1: α ← (1 − g)·α + g, and the α timer restarts.
         self.alpha = (1.0 - self.p.g) * a + self.p.g;
@@ -213,7 +214,7 @@ impl Dcqcn {
             return None;
         }
         self.t_stage += 1;
-        self.next_inc = Some(t + self.p.timer);
+        self.next_inc = Some(t.saturating_add(self.p.timer));
         Some(self.increase())
     }
 
@@ -258,7 +259,7 @@ impl CnpPacer {
     /// A CE-marked packet arrived at `now`: whether to send a CNP.
     #[inline]
     pub fn on_ce(&mut self, now: Time, interval: Time) -> bool {
-        if self.last.is_some_and(|t| now < t + interval) {
+        if self.last.is_some_and(|t| now < t.saturating_add(interval)) {
             return false;
         }
         self.last = Some(now);

@@ -56,7 +56,7 @@ impl GoBackN {
         self.nxt += 1;
         self.high = self.high.max(self.nxt);
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rto);
+            self.rto_at = Some(now.saturating_add(self.rto));
         }
         (psn, retx)
     }
@@ -69,7 +69,7 @@ impl GoBackN {
         // A NACK-less rewind may have put `nxt` below what is now acknowledged.
         self.nxt = self.nxt.max(self.una);
         // The timer restarts on progress and stops when nothing is outstanding.
-        self.rto_at = (self.una < self.high).then_some(now + self.rto);
+        self.rto_at = (self.una < self.high).then_some(now.saturating_add(self.rto));
         true
     }
     /// A NACK for `psn` (the receiver's expected PSN): everything below arrived, resend
@@ -81,7 +81,7 @@ impl GoBackN {
             return Rewind::None;
         }
         self.nxt = psn;
-        self.rto_at = Some(now + self.rto);
+        self.rto_at = Some(now.saturating_add(self.rto));
         Rewind::To(psn)
     }
     /// The retransmission timer's deadline.
@@ -94,7 +94,7 @@ impl GoBackN {
         match self.rto_at {
             Some(t) if now >= t && self.una < self.high => {
                 self.nxt = self.una;
-                self.rto_at = Some(now + self.rto);
+                self.rto_at = Some(now.saturating_add(self.rto));
                 Rewind::To(self.una)
             }
             _ => Rewind::None,

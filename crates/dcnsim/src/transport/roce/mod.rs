@@ -236,7 +236,7 @@ impl Endpoint for RoceFlow {
                 // The per-QP rate limiter: the next packet leaves one serialization time at
                 // the current rate later.
                 let r = Rate((self.rate() as u64).max(1));
-                self.next_tx = cx.now + r.tx_time(wire as u64);
+                self.next_tx = cx.now.saturating_add(r.tx_time(wire as u64));
                 cx.rearm(Timer::Pace);
                 if !had_timer {
                     cx.rearm(Timer::Sender);
