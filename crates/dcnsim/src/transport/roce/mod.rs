@@ -173,12 +173,10 @@ impl Endpoint for RoceFlow {
                 }
             }
             // ---- requester NIC ----
-            PktKind::Ack => {
-                if self.tx.on_ack(cx.now, p.seq) {
-                    cx.rearm(Timer::Sender);
-                    if self.tx.done() {
-                        cx.close();
-                    }
+            PktKind::Ack if self.tx.on_ack(cx.now, p.seq) => {
+                cx.rearm(Timer::Sender);
+                if self.tx.done() {
+                    cx.close();
                 }
             }
             PktKind::Nack => {
