@@ -128,6 +128,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("drops", &f.drops),
         ("tag", &f.tag),
         ("cqcn_halts", &f.cqcn_halts),
+        ("cnps", &f.cnps),
         ("syn_retx", &f.syn_retx),
         ("tlp_probes", &f.tlp_probes),
         ("tlp_recoveries", &f.tlp_recoveries),

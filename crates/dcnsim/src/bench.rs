@@ -6,6 +6,9 @@
 //!   K = 65 packets, 1000-packet buffer, long flows, 0.1 s simulated.
 //! - `dctcp_fattree8`: k = 8 fat tree (128 hosts, 10 Gb/s, 1 µs), a random permutation of
 //!   long DCTCP flows, K = 15 packets, 100-packet queues, one ECMP path per flow.
+//! - `dcqcn_fattree8`: the same fat tree and permutation with RoCEv2 / DCQCN flows (the
+//!   built-in `dcqcn`), RED-ECN at DCQCN's Kmin 5 KB / Kmax 200 KB / Pmax 1%, 1000-packet
+//!   queues (so RED, not the queue limit, governs).
 //! - `tcp_incast16_shared` / `tcp_incast16_pfc`: 16 NewReno senders → 1 on one switch with a
 //!   1 MB shared buffer, 0.5 s; lossy, then lossless under PFC (the PFC on/off pair).
 
@@ -17,6 +20,7 @@ pub const NAMES: &[&str] = &[
     "fattree_openloop",
     "dctcp_incast16",
     "dctcp_fattree8",
+    "dcqcn_fattree8",
     "tcp_incast16_shared",
     "tcp_incast16_pfc",
 ];
@@ -84,6 +88,13 @@ pub fn scenario(name: &str) -> Option<String> {
                 "switch": {"queues": 1, "scheduler": {"kind": "fifo"}, "port_limit": "100pkt", "ecn": {"kind": "step", "k": "15pkt"}},
                 "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
                 "classes": [{"name": "long", "transport": "dctcp", "workload": {"kind": "permutation", "size": "10GB"}}],
+                "run": {"duration": "20ms", "horizon": "20ms"}}"#
+            .to_string(),
+        "dcqcn_fattree8" => r#"{"name": "bench-fattree8-dcqcn", "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+                "switch": {"queues": 1, "scheduler": {"kind": "fifo"}, "port_limit": "1000pkt",
+                           "ecn": {"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 0.01}},
+                "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
+                "classes": [{"name": "long", "transport": "dcqcn", "workload": {"kind": "permutation", "size": "10GB"}}],
                 "run": {"duration": "20ms", "horizon": "20ms"}}"#
             .to_string(),
         _ => return None,

@@ -28,6 +28,11 @@ pub enum PktKind {
     SynAck,
     /// Connection tear-down, sent once the sender has everything acknowledged.
     Fin,
+    /// RoCEv2 negative acknowledgement (AETH NAK, PSN sequence error): `seq` is the PSN the
+    /// receiver expects (go-back-N resends from it).
+    Nack,
+    /// RoCEv2 congestion notification packet (DCQCN §3.2), receiver to sender.
+    Cnp,
 }
 
 /// Per-packet flag bits.
@@ -92,7 +97,8 @@ pub struct Packet {
     pub ingress: u32,
     /// When the packet was created (one-way delay accounting).
     pub created: Time,
-    /// Data: first payload byte. Ack: cumulative ACK number.
+    /// Data: first payload byte (RoCE: the PSN). Ack: cumulative ACK number (RoCE: the
+    /// expected PSN; also a Nack's).
     pub seq: u64,
     /// Sender timestamp (TSval) for data; for ACKs the echoed TSval.
     pub ts: Time,

@@ -1,6 +1,7 @@
 //! The generated tables of the docs must match the code they are generated from.
 //! `DCNSIM_BLESS=1 cargo test -p dcnsim --test docs` rewrites them.
 
+use dcnsim::scenario::roce::roce_keys_md;
 use dcnsim::scenario::transport::{tcp_profiles_md, transport_keys_md};
 use std::path::PathBuf;
 
@@ -36,6 +37,11 @@ fn check_block(doc: &str, name: &str, want: &str) {
 #[test]
 fn scenario_md_transport_table_is_generated() {
     check_block("scenario.md", "transport_keys_md", &transport_keys_md());
+}
+
+#[test]
+fn scenario_md_roce_table_is_generated() {
+    check_block("scenario.md", "roce_keys_md", &roce_keys_md());
 }
 
 #[test]

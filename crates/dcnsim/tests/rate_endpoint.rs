@@ -40,7 +40,7 @@ fn a_paced_flow_sends_at_its_rate_with_no_queue() {
     let f = sim.flow_table();
     assert!(f.completed[0]);
     let t = &sim.flows.transports[0];
-    let (mss, overhead) = (t.tcp.mss as u64, t.data_overhead as u64);
+    let (mss, overhead) = (t.payload as u64, t.data_overhead as u64);
     let size = f.size[0];
     let n = size.div_ceil(mss);
     assert_eq!(f.data_pkts[0], n);

@@ -8,7 +8,7 @@ use crate::sim::nearopt::OwnQueue;
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
-use crate::transport::{CqcnRt, FlowDesc, TransportKind, TransportRt};
+use crate::transport::{CqcnRt, Family, FlowDesc, TransportKind, TransportRt};
 use crate::units::Dur;
 use dcnsim_engine::{rng::mix64, Rate, Time};
 use dcnsim_workload as wl;
@@ -167,6 +167,20 @@ impl Scenario {
         }
         for (name, t) in &self.transports {
             let key = format!("transports.{name}");
+            if let Some(r) = t
+                .roce
+                .as_ref()
+                .filter(|_| t.kind == TransportKindName::Roce)
+            {
+                // The host link rate is known only when the topology is built: any rate
+                // checks the other keys here.
+                r.params(
+                    p,
+                    Some(dcnsim_engine::Rate::gbps(1)),
+                    &format!("{key}.roce"),
+                )?;
+                continue;
+            }
             t.tcp(p.mss(), p.tcp_timestamps, &key)
                 .map_err(|e| written_side(t, e, &key))?;
         }
@@ -245,6 +259,7 @@ impl Scenario {
             {
                 let mut known: Vec<String> = self.transports.keys().cloned().collect();
                 known.extend(super::transport::BUILTINS.map(|b| b.0.to_string()));
+                known.push(super::transport::ROCE_BUILTIN.to_string());
                 return Err(ConfigError::new(
                     format!("classes[{i}].transport"),
                     format!(
@@ -526,15 +541,48 @@ impl Scenario {
         let hosts = wl::Hosts {
             n: n_hosts,
             rack_of: g.racks(),
-            link_bps: host_bps,
+            link_bps: host_bps.clone(),
         };
 
         // Transports: one runtime entry per class (classes may share a name; cheap).
         let p = &self.packet;
+        // One rate for every host link (a RoCE QP's default line rate), if they agree.
+        let host_rate = host_bps
+            .first()
+            .filter(|&&r| host_bps.iter().all(|&x| x == r))
+            .map(|&r| dcnsim_engine::Rate(r));
         let mut lists = Vec::new();
         for (i, c) in self.classes.iter().enumerate() {
             let key = format!("classes[{i}]");
             let t = self.transport(&c.transport).expect("checked");
+            if t.kind == TransportKindName::Roce {
+                let tkey = if self.transports.contains_key(&c.transport) {
+                    format!("transports.{}.roce", c.transport)
+                } else {
+                    format!("{key}.transport")
+                };
+                let rp = t
+                    .roce
+                    .clone()
+                    .unwrap_or_default()
+                    .params(p, host_rate, &tkey)?;
+                sim.flows.transports.push(TransportRt {
+                    kind: TransportKind::Roce,
+                    handshake: false,
+                    nearopt_immediate: false,
+                    cqcn: None,
+                    tlt: false,
+                    payload: rp.payload,
+                    data_overhead: rp.data_overhead,
+                    ack_wire: rp.ack_wire,
+                    family: Family::Roce(rp),
+                });
+                let flows = self
+                    .workload_flows(&c.workload, i, &hosts, files, &mut budget)
+                    .map_err(|e| e.at(&format!("{key}.workload")))?;
+                lists.push(flows);
+                continue;
+            }
             let tcp = t.tcp(p.mss(), p.tcp_timestamps, &format!("{key}.transport"))?;
             if t.kind == TransportKindName::Nearopt {
                 // One oracle for the run: its period is the first Near-Opt transport's
@@ -574,7 +622,8 @@ impl Scenario {
                     priority: t.cqcn_priority,
                 }),
                 tlt: tcp.tlt.is_some(),
-                tcp,
+                payload: tcp.mss,
+                family: Family::Tcp(tcp),
                 data_overhead: p.data_overhead(),
                 ack_wire: p.ack_wire(),
             });
@@ -622,7 +671,7 @@ impl Scenario {
                 .or_insert_with(|| sim.path_info(f.src, f.dst))
                 .clone();
             let t = &sim.flows.transports[f.class as usize];
-            let ideal = ideal_fct(f.size, t.tcp.mss as u64, t.data_overhead as u64, &path);
+            let ideal = ideal_fct(f.size, t.payload as u64, t.data_overhead as u64, &path);
             // DAS marks its duplicates in the tag; results carry the bare request id.
             let (tag, dup) = match c.workload {
                 WorkloadConfig::Das(_) => wl::split_tag(f.tag),

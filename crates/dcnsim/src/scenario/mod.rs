@@ -9,6 +9,7 @@
 pub mod build;
 pub mod classes;
 pub mod resources;
+pub mod roce;
 pub mod topology;
 pub mod transport;
 
@@ -53,7 +54,10 @@ pub struct Scenario {
     /// Named transport settings; classes refer to them by name. The built-ins `dctcp`,
     /// `cubic`, `newreno`, `ledbat` and `tcp_lp` are always available; a table named after
     /// one overrides it, starting from its `cc`.
-    #[serde(deserialize_with = "transport::de_transports")]
+    #[serde(
+        deserialize_with = "transport::de_transports",
+        serialize_with = "transport::ser_transports"
+    )]
     pub transports: BTreeMap<String, TransportConfig>,
     /// Traffic classes (closed-loop transport flows).
     pub classes: Vec<ClassConfig>,

@@ -13,13 +13,14 @@
 //! (`rfc` by default: dcnsim's historical defaults) for its `cc`. A table named after a
 //! built-in (`[transports.dctcp]`) starts from that built-in's `cc`.
 
+use super::roce::{RoceConfig, RoceSpec};
 use super::ConfigError;
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::Time;
 use dcnsim_transport::{
     CcKind, HyStartMode, Profile, RtoMode, SlowStartIncrease, SsthreshBasis, TcpConfig, TltClocking,
 };
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// A scenario value and the [`TcpConfig`] field type it becomes.
@@ -183,6 +184,8 @@ pub enum TransportKindName {
     #[default]
     Tcp,
     Nearopt,
+    /// A RoCEv2 queue pair (`transport::roce`); its keys are the `roce` table.
+    Roce,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -258,7 +261,20 @@ macro_rules! transport_keys {
         pub struct TransportSpec {
             pub profile: Option<ProfileName>,
             pub cc: Option<CcName>,
+            /// RoCE parameters (`kind = "roce"` only).
+            pub roce: Option<RoceSpec>,
             $( pub $key: Option<$ty>, )*
+        }
+
+        impl TransportSpec {
+            /// The TCP-family keys written (every key but `kind` and `roce`).
+            pub fn tcp_keys_written(&self) -> Vec<&'static str> {
+                let mut w = Vec::new();
+                if self.profile.is_some() { w.push("profile"); }
+                if self.cc.is_some() { w.push("cc"); }
+                $( if self.$key.is_some() && stringify!($key) != "kind" { w.push(stringify!($key)); } )*
+                w
+            }
         }
 
         /// TCP-family settings (`[transports.<name>]`), resolved: every key has its value.
@@ -269,6 +285,9 @@ macro_rules! transport_keys {
             /// `rfc` (default), `linux` or `ns3`: the defaults of the keys not written.
             pub profile: ProfileName,
             pub cc: CcName,
+            /// `kind = "roce"`: the RoCE parameters (none for the TCP family).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub roce: Option<RoceConfig>,
             $( $(#[doc = $doc])+ pub $key: $ty, )*
         }
 
@@ -283,7 +302,12 @@ macro_rules! transport_keys {
                     Some(v) => v,
                     None => key_default!($p; $how($($arg)*)),
                 }; )*
-                TransportConfig { profile: $profile, cc: $cc, $($key),* }
+                let roce = match (spec.kind.unwrap_or_default(), &spec.roce) {
+                    (_, Some(r)) => Some(RoceConfig::from(r.clone())),
+                    (TransportKindName::Roce, None) => Some(RoceConfig::default()),
+                    _ => None,
+                };
+                TransportConfig { profile: $profile, cc: $cc, roce, $($key),* }
             }
 
             fn set_tcp_keys(&self, cfg: &mut TcpConfig) {
@@ -330,10 +354,11 @@ macro_rules! transport_keys {
 // repeat the comments of `TcpConfig::profile`, which sets the values.
 transport_keys! {
     (profile, cc, p)
-    /// `tcp`, or `nearopt`: the LPF oracle (paced at a rate computed from global knowledge
-    /// every `nearopt_period`, retransmits only truly lost packets); the window keys do not
-    /// apply to it
-    kind: TransportKindName = val(TransportKindName::Tcp), "`tcp`, `nearopt`", "", "";
+    /// `tcp`; `nearopt`: the LPF oracle (paced at a rate computed from global knowledge
+    /// every `nearopt_period`, retransmits only truly lost packets; the window keys do not
+    /// apply to it); `roce`: a RoCEv2 queue pair whose keys are the `roce` table (no other
+    /// key applies; see [rdma.md](rdma.md))
+    kind: TransportKindName = val(TransportKindName::Tcp), "`tcp`, `nearopt`, `roce`", "", "";
     /// initial window
     init_cwnd: u32 = tcp(init_cwnd_pkts), "segments", "≥ 1",
         "RFC 6928 §2; Linux TCP_INIT_CWND; ns-3 InitialCwnd";
@@ -546,23 +571,79 @@ fn builtin_cc(name: &str) -> Option<CcName> {
     BUILTINS.iter().find(|b| b.0 == name).map(|b| b.1)
 }
 
-/// `Scenario::transports`: a table named after a built-in starts from its `cc`.
+/// The built-in RoCE transport: `kind = "roce"` with DCQCN and the `tlt` preset.
+pub const ROCE_BUILTIN: &str = "dcqcn";
+
+/// `Scenario::transports`: a table named after a built-in starts from its `cc` (or, for
+/// `dcqcn`, from `kind = "roce"`). A RoCE transport takes only `kind` and `roce`; the `roce`
+/// table only with `kind = "roce"`.
 pub(super) fn de_transports<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<BTreeMap<String, TransportConfig>, D::Error> {
+    use serde::de::Error;
     let specs = BTreeMap::<String, TransportSpec>::deserialize(d)?;
-    Ok(specs
-        .into_iter()
-        .map(|(name, s)| {
-            let t = TransportConfig::resolve(&s, builtin_cc(&name).unwrap_or_default());
-            (name, t)
-        })
-        .collect())
+    let mut out = BTreeMap::new();
+    for (name, mut s) in specs {
+        if name == ROCE_BUILTIN && s.kind.is_none() {
+            s.kind = Some(TransportKindName::Roce);
+        }
+        if s.kind == Some(TransportKindName::Roce) {
+            if let Some(k) = s.tcp_keys_written().first() {
+                // The path goes up in NUL markers (crate::tagged::split_path).
+                return Err(D::Error::custom(format!(
+                    "\0{name}.{k}\0is a TCP key: it has no effect on a kind = \"roce\" \
+                     transport (RoCE keys go in its roce table; see docs/rdma.md)"
+                )));
+            }
+        } else if s.roce.is_some() {
+            return Err(D::Error::custom(format!(
+                "\0{name}.roce\0the roce table needs kind = \"roce\""
+            )));
+        }
+        let t = TransportConfig::resolve(&s, builtin_cc(&name).unwrap_or_default());
+        out.insert(name, t);
+    }
+    Ok(out)
+}
+
+/// `Scenario::transports` as written back: a RoCE transport is `kind` and its `roce` table
+/// only (it has no TCP key to print).
+pub(super) fn ser_transports<S: Serializer>(
+    m: &BTreeMap<String, TransportConfig>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    #[derive(Serialize)]
+    struct RoceOut<'a> {
+        kind: TransportKindName,
+        roce: &'a RoceConfig,
+    }
+    let mut map = s.serialize_map(Some(m.len()))?;
+    for (name, t) in m {
+        match (&t.kind, &t.roce) {
+            (TransportKindName::Roce, Some(r)) => map.serialize_entry(
+                name,
+                &RoceOut {
+                    kind: TransportKindName::Roce,
+                    roce: r,
+                },
+            )?,
+            _ => map.serialize_entry(name, t)?,
+        }
+    }
+    map.end()
 }
 
 impl TransportConfig {
     /// The built-in transports every scenario can name (the `rfc` profile).
     pub fn builtin(name: &str) -> Option<TransportConfig> {
+        if name == ROCE_BUILTIN {
+            let spec = TransportSpec {
+                kind: Some(TransportKindName::Roce),
+                ..TransportSpec::default()
+            };
+            return Some(TransportConfig::resolve(&spec, CcName::default()));
+        }
         builtin_cc(name).map(|cc| TransportConfig::resolve(&TransportSpec::default(), cc))
     }
 

@@ -292,7 +292,13 @@ impl Scheme for Pias {
                 AckQueue::Highest => pkt.class = 0,
                 AckQueue::Class => {}
             },
-            PktKind::Raw | PktKind::Probe | PktKind::Syn | PktKind::SynAck | PktKind::Fin => {}
+            PktKind::Raw
+            | PktKind::Probe
+            | PktKind::Syn
+            | PktKind::SynAck
+            | PktKind::Fin
+            | PktKind::Nack
+            | PktKind::Cnp => {}
         }
     }
 }

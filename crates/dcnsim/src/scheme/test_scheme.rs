@@ -4,7 +4,9 @@
 //! - switch enqueue: red packets are dropped when their queue holds ≥ `red_threshold`
 //!   bytes; packets flagged as retransmissions move to `retx_class`; packets of class
 //!   `mark_class` are CE-marked;
-//! - dequeue and receive are counted.
+//! - dequeue and receive are counted;
+//! - `drop_data_seq`: the first data packet carrying this `seq` (a TCP byte offset, a RoCE
+//!   PSN) is dropped at its first switch, once (a single, exactly placed loss).
 
 use super::{EnqCtx, Scheme, TxCtx, Verdict};
 use crate::packet::{colour, flags, Packet};
@@ -18,6 +20,7 @@ pub struct TestSchemeConfig {
     pub red_threshold: Bytes,
     pub retx_class: Option<u8>,
     pub mark_class: Option<u8>,
+    pub drop_data_seq: Option<u64>,
 }
 
 impl Default for TestSchemeConfig {
@@ -26,6 +29,7 @@ impl Default for TestSchemeConfig {
             red_threshold: Bytes(u64::MAX / 4),
             retx_class: None,
             mark_class: None,
+            drop_data_seq: None,
         }
     }
 }
@@ -64,6 +68,11 @@ impl Scheme for TestScheme {
         }
     }
     fn on_enqueue(&mut self, pkt: &mut Packet, ctx: &EnqCtx) -> Verdict {
+        if pkt.kind == crate::packet::PktKind::Data && self.cfg.drop_data_seq == Some(pkt.seq) {
+            self.cfg.drop_data_seq = None;
+            self.n.dropped += 1;
+            return Verdict::Drop;
+        }
         if pkt.colour == colour::RED && ctx.q_bytes >= self.cfg.red_threshold.0 {
             self.n.dropped += 1;
             return Verdict::Drop;

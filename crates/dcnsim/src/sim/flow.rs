@@ -327,6 +327,11 @@ impl Sim {
         r
     }
 
+    /// A running RoCE flow (its QP state, for tests).
+    pub fn roce_flow(&self, f: u32) -> Option<&crate::transport::roce::RoceFlow> {
+        self.flows.state.get(f as usize)?.as_ref()?.ep.roce()
+    }
+
     /// Live view of a running flow's TCP sender (for traces and tests).
     pub fn flow_sender(&self, f: u32) -> Option<&TcpSender> {
         self.flows.state.get(f as usize)?.as_ref()?.ep.tcp_sender()

@@ -35,6 +35,7 @@ pub struct FlowTable {
     pub priority: Vec<u64>,
     /// TCP+: times marked probe echoes halted the sender.
     pub cqcn_halts: Vec<u64>,
+    pub cnps: Vec<u64>,
     /// When data could first flow (SYN-ACK arrival with a handshake, else the start), the
     /// FCT from there, and SYN retransmissions.
     pub established_s: Vec<f64>,
@@ -175,6 +176,7 @@ impl Sim {
             t.tag.push(d.tag as u64);
             t.priority.push(d.class as u64);
             t.cqcn_halts.push(r.cqcn_halts);
+            t.cnps.push(r.cnps);
             t.established_s.push(opt_s(r.established));
             t.fct_established_s
                 .push(opt_s(r.finish.zip(r.established).map(|(f, e)| f - e)));

@@ -37,6 +37,7 @@
 pub mod nearopt;
 pub mod rate;
 pub mod record;
+pub mod roce;
 pub mod tcp;
 mod wire;
 
@@ -86,6 +87,16 @@ pub enum TransportKind {
     NearOpt,
     /// Test-only: a NIC-paced constant-rate sender with per-packet ACKs (see [`rate`]).
     ConstRate(Rate),
+    /// A RoCEv2 queue pair (see [`roce`]); its parameters are [`Family::Roce`].
+    Roce,
+}
+
+/// The parameters of a transport family: a TCP-family transport (TCP, Near-Opt) has a
+/// [`TcpConfig`], a RoCE transport its [`roce::RoceParams`]; neither carries the other's.
+#[derive(Clone, Debug)]
+pub enum Family {
+    Tcp(TcpConfig),
+    Roce(roce::RoceParams),
 }
 
 /// Cross-queue congestion notification (LPF §5, "TCP+"): high-priority probes whose marks
@@ -107,8 +118,10 @@ pub struct TransportRt {
     /// Near-Opt learns of drops when they happen instead of at its timeout.
     pub nearopt_immediate: bool,
     pub cqcn: Option<CqcnRt>,
-    /// TCP parameters (the TCP family; other transports read `mss` from it).
-    pub tcp: TcpConfig,
+    /// The family's parameters (see [`TransportRt::tcp`], [`TransportRt::roce`]).
+    pub family: Family,
+    /// Largest payload of a data packet (TCP: the MSS; RoCE: its `payload`).
+    pub payload: u32,
     /// Header bytes added to every data segment's payload on the wire.
     pub data_overhead: u32,
     /// Wire bytes of a pure ACK.
@@ -116,6 +129,30 @@ pub struct TransportRt {
     /// TLT runs on this transport: control packets and important data are green, the
     /// other data red (TLT §4, §5.1). Without TLT every packet is red.
     pub tlt: bool,
+}
+
+impl TransportRt {
+    /// The TCP parameters of a TCP-family transport. A RoCE transport has none; it gets the
+    /// `TcpConfig` default (only code that ignores it can ask: TCP endpoints are built for
+    /// TCP-family transports only).
+    #[inline]
+    pub fn tcp(&self) -> &TcpConfig {
+        match &self.family {
+            Family::Tcp(c) => c,
+            Family::Roce(_) => {
+                static NONE: std::sync::OnceLock<TcpConfig> = std::sync::OnceLock::new();
+                NONE.get_or_init(TcpConfig::default)
+            }
+        }
+    }
+    /// The RoCE parameters of a RoCE transport.
+    #[inline]
+    pub fn roce(&self) -> Option<&roce::RoceParams> {
+        match &self.family {
+            Family::Roce(p) => Some(p),
+            Family::Tcp(_) => None,
+        }
+    }
 }
 
 /// Static description of one flow.
@@ -299,6 +336,7 @@ pub enum AnyEndpoint {
     Tcp(tcp::TcpFlow<TcpSender>),
     NearOpt(tcp::TcpFlow<nearopt::NearOptSender>),
     ConstRate(rate::ConstRateFlow),
+    Roce(roce::RoceFlow),
 }
 
 macro_rules! each {
@@ -307,6 +345,7 @@ macro_rules! each {
             AnyEndpoint::Tcp($e) => $body,
             AnyEndpoint::NearOpt($e) => $body,
             AnyEndpoint::ConstRate($e) => $body,
+            AnyEndpoint::Roce($e) => $body,
         }
     };
 }
@@ -316,13 +355,13 @@ impl AnyEndpoint {
     pub fn new(rt: &TransportRt, d: &FlowDesc, record_delivery: bool) -> AnyEndpoint {
         match rt.kind {
             TransportKind::Tcp => AnyEndpoint::Tcp(tcp::TcpFlow::new(
-                TcpSender::new(&rt.tcp, d.size),
+                TcpSender::new(rt.tcp(), d.size),
                 rt,
                 d,
                 record_delivery,
             )),
             TransportKind::NearOpt => AnyEndpoint::NearOpt(tcp::TcpFlow::new(
-                nearopt::NearOptSender::new(&rt.tcp, d.size, rt.data_overhead),
+                nearopt::NearOptSender::new(rt.tcp(), d.size, rt.data_overhead),
                 rt,
                 d,
                 record_delivery,
@@ -330,6 +369,10 @@ impl AnyEndpoint {
             TransportKind::ConstRate(r) => {
                 AnyEndpoint::ConstRate(rate::ConstRateFlow::new(r, rt, d))
             }
+            TransportKind::Roce => AnyEndpoint::Roce(roce::RoceFlow::new(
+                &rt.roce().copied().unwrap_or_default(),
+                d,
+            )),
         }
     }
 
@@ -338,7 +381,9 @@ impl AnyEndpoint {
     pub fn on_closed(cx: &mut Cx, p: &Packet) {
         match cx.rt.kind {
             TransportKind::Tcp | TransportKind::NearOpt => tcp::on_closed(cx, p),
-            TransportKind::ConstRate(_) => {}
+            // RoCE: the responder completed before the requester closed; late packets need
+            // no answer.
+            TransportKind::ConstRate(_) | TransportKind::Roce => {}
         }
     }
 
@@ -346,6 +391,14 @@ impl AnyEndpoint {
     pub fn tcp_sender(&self) -> Option<&TcpSender> {
         match self {
             AnyEndpoint::Tcp(t) => Some(&t.tx),
+            _ => None,
+        }
+    }
+
+    /// A RoCE QP (tests and traces).
+    pub fn roce(&self) -> Option<&roce::RoceFlow> {
+        match self {
+            AnyEndpoint::Roce(r) => Some(r),
             _ => None,
         }
     }

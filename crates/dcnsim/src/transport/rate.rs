@@ -29,7 +29,7 @@ impl ConstRateFlow {
         ConstRateFlow {
             rate,
             size: d.size,
-            mss: rt.tcp.mss as u64,
+            mss: rt.payload as u64,
             snd_nxt: 0,
             snd_una: 0,
             next_tx: 0,

@@ -23,6 +23,8 @@ pub struct FlowRecord {
     pub drops: u64,
     /// TCP+: times a marked probe echo halted the sender.
     pub cqcn_halts: u64,
+    /// RoCE: congestion notification packets (CNPs, DCQCN §3.2) the sender received.
+    pub cnps: u64,
     /// When data could first flow (the SYN-ACK's arrival with a handshake, else the start).
     pub established: Option<Time>,
     /// SYN retransmissions.

@@ -168,14 +168,14 @@ impl<S: SegSender> TcpFlow<S> {
     pub fn new(tx: S, rt: &TransportRt, d: &FlowDesc, record_delivery: bool) -> Self {
         TcpFlow {
             tx,
-            rx: TcpReceiver::new(&rt.tcp, d.size),
+            rx: TcpReceiver::new(rt.tcp(), d.size),
             halted: false,
             syn_pending: rt.handshake,
             syn_tries: 0,
             syn_at: NEVER,
             next_probe: NEVER,
             fate: Fate::default(),
-            mss: rt.tcp.mss as u64,
+            mss: rt.tcp().mss as u64,
             rto_pending: false,
             delivery: record_delivery.then(Box::default),
             segs: Vec::new(),
@@ -227,7 +227,7 @@ impl<S: SegSender> TcpFlow<S> {
     /// Sends the SYN and arms its retry timer (RFC 6298 §2.1: the initial RTO, doubled per
     /// retry; the SYN's own timer `syn_rto`, as Linux/ns-3 separate it from the data RTO).
     fn send_syn(&mut self, cx: &mut Cx) {
-        let rto = cx.rt.tcp.syn_rto.unwrap_or(cx.rt.tcp.rto_init);
+        let rto = cx.rt.tcp().syn_rto.unwrap_or(cx.rt.tcp().rto_init);
         self.syn_at = cx.now + (rto << self.syn_tries.min(20));
         self.syn_tries += 1;
         cx.rearm(Timer::Sender);
@@ -268,7 +268,7 @@ impl<S: SegSender> TcpFlow<S> {
         cx.cancel(Timer::Sender);
         let tries = self.syn_tries;
         // RFC 6298 §3 (Karn): a retried SYN's round trip is ambiguous.
-        if cx.rt.tcp.syn_rtt_sample && tries == 1 {
+        if cx.rt.tcp().syn_rtt_sample && tries == 1 {
             self.tx.seed_rtt(cx.now.saturating_sub(p.ts));
         }
         cx.rec.syn_retx = tries.saturating_sub(1);
@@ -497,7 +497,7 @@ impl<S: SegSender> Endpoint for TcpFlow<S> {
                     self.on_probe_echo(cx, p);
                 }
             }
-            PktKind::Fin | PktKind::Raw => {}
+            PktKind::Fin | PktKind::Raw | PktKind::Nack | PktKind::Cnp => {}
         }
     }
 

@@ -82,7 +82,7 @@ pub(super) fn ack_packet(cx: &Cx, a: &Ack) -> Packet {
     if a.dsack {
         p.flags |= flags::DSACK;
     }
-    if t.tcp.sack_option_bytes && a.n_sack > 0 {
+    if t.tcp().sack_option_bytes && a.n_sack > 0 {
         // RFC 2018 §3: kind + length (2 bytes) and 8 per block, padded to 4 bytes.
         p.wire += (2 + 8 * a.n_sack as u32).next_multiple_of(4);
     }

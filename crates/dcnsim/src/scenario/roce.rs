@@ -1,0 +1,254 @@
+//! `[transports.NAME.roce]`: the parameters of a RoCEv2 transport (`kind = "roce"`), its own
+//! table so that a RoCE transport carries no TCP key (docs/rdma.md).
+//!
+//! Resolution: a key the user wrote wins; otherwise the value of `preset` (`tlt`, the TLT
+//! RoCE reference config, by default; `paper`, the DCQCN paper's constants). One table
+//! ([`ROCE_KEYS`]) documents every key; docs/scenario.md carries it ([`roce_keys_md`]).
+
+use super::{ConfigError, PacketConfig};
+use crate::transport::roce::dcqcn::DcqcnParams;
+use crate::transport::roce::{RoceCc, RoceParams, AETH, CNP_BODY, ROCE_HEADERS};
+use crate::units::{Bw, Bytes, Dur};
+use dcnsim_engine::{Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// The rate control of a RoCE transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoceCcName {
+    #[default]
+    Dcqcn,
+    /// Line rate always.
+    None,
+}
+
+/// Which constants the unset DCQCN keys take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnPreset {
+    /// The TLT RoCE reference config (mechanisms §4.9).
+    #[default]
+    Tlt,
+    /// The DCQCN paper (Zhu et al. 2015).
+    Paper,
+}
+
+macro_rules! roce_keys {
+    (($p:ident) $( $(#[doc = $doc:literal])+ $key:ident : $ty:ty = $def:expr, $unit:literal, $range:literal; )*) => {
+        /// `[transports.NAME.roce]` as written: every key optional.
+        #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct RoceSpec {
+            pub preset: Option<DcqcnPreset>,
+            $( pub $key: Option<$ty>, )*
+        }
+
+        /// `[transports.NAME.roce]`, resolved: every key has its value.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(from = "RoceSpec")]
+        pub struct RoceConfig {
+            pub preset: DcqcnPreset,
+            $( $(#[doc = $doc])+ pub $key: $ty, )*
+        }
+
+        impl From<RoceSpec> for RoceConfig {
+            fn from(s: RoceSpec) -> Self {
+                let preset = s.preset.unwrap_or_default();
+                let $p = match preset {
+                    DcqcnPreset::Tlt => DcqcnParams::tlt(),
+                    DcqcnPreset::Paper => DcqcnParams::paper(),
+                };
+                RoceConfig {
+                    preset,
+                    $( $key: s.$key.unwrap_or_else(|| $def), )*
+                }
+            }
+        }
+
+        /// Every `roce` key, in table order: (name, unit, range, doc).
+        pub const ROCE_KEYS: &[(&str, &str, &str, &str)] = &[
+            ("preset", "`tlt`, `paper`", "",
+             "the constants of every DCQCN key not written: `tlt` (TLT RoCE reference config) \
+              or `paper` (DCQCN paper)"),
+            $( (stringify!($key), $unit, $range, concat!($($doc),+)), )*
+        ];
+    };
+}
+
+fn dur(t: Time) -> Dur {
+    Dur(t)
+}
+fn bw(bps: f64) -> Bw {
+    Bw(bps.round() as u64)
+}
+
+roce_keys! {
+    (p)
+    /// rate control: `dcqcn` (DCQCN's reaction and notification points) or `none` (line rate)
+    cc: RoceCcName = RoceCcName::Dcqcn, "`dcqcn`, `none`", "";
+    /// payload bytes per data packet (TLT / HPCC simulator `PACKET_PAYLOAD_SIZE`)
+    payload: Bytes = Bytes(1000), "bytes", "1 ..= packet.mtu − 44";
+    /// ACK every N in-order packets (and the message's last)
+    ack_every: u32 = 1, "packets", "≥ 1";
+    /// static retransmission timeout: go back to the oldest unacknowledged packet (TLT §6: 4 ms)
+    rto: Dur = Dur::ms(4), "duration", "> 0";
+    /// the QP's line rate; unset = the host link rate (every host link must then have one rate)
+    line_rate: Option<Bw> = None, "rate", "> 0";
+    /// NP: at most one CNP per flow per interval (DCQCN §3.2)
+    cnp_interval: Dur = dur(p.cnp_interval), "duration", "";
+    /// α gain g (DCQCN §3.3 Eq. 1)
+    g: f64 = p.g, "number", "(0, 1]";
+    /// α at the start
+    alpha_init: f64 = p.alpha_init, "number", "[0, 1]";
+    /// K: α ← (1 − g)·α per interval without a CNP (DCQCN §3.3 Eq. 2; `ALPHA_RESUME_INTERVAL`)
+    alpha_interval: Dur = dur(p.alpha_interval), "duration", "> 0";
+    /// at most one rate decrease per interval (`RATE_DECREASE_INTERVAL`; 0 = every CNP)
+    rate_decrease_interval: Dur = dur(p.rate_decrease_interval), "duration", "";
+    /// T: rate-increase timer (DCQCN §3.3; `RP_TIMER`)
+    timer: Dur = dur(p.timer), "duration", "> 0";
+    /// B: bytes per byte-counter increase event (DCQCN §3.3; 0 = no byte counter)
+    byte_counter: Bytes = Bytes(p.byte_counter), "bytes", "";
+    /// F: increase events of fast recovery (DCQCN §3.3; `FAST_RECOVERY_TIMES`)
+    fast_recovery: u32 = p.fast_recovery, "events", "";
+    /// R_AI: additive increase of the target rate (`RATE_AI`)
+    rate_ai: Bw = bw(p.rate_ai), "rate", "";
+    /// R_HAI: hyper increase of the target rate (`RATE_HAI`)
+    rate_hai: Bw = bw(p.rate_hai), "rate", "";
+    /// floor of the rate (`MIN_RATE`)
+    min_rate: Bw = bw(p.min_rate), "rate", "> 0, ≤ line rate";
+    /// R_T ← R_C on every decrease (the paper); false = only after an increase event
+    /// (`CLAMP_TARGET_RATE 0`)
+    clamp_target_rate: bool = p.clamp_target_rate, "bool", "";
+}
+
+impl Default for RoceConfig {
+    fn default() -> Self {
+        RoceSpec::default().into()
+    }
+}
+
+impl RoceConfig {
+    /// The runtime parameters, for hosts whose links run at `host_rate` (None: they
+    /// differ). Errors name the key under `path`.
+    pub fn params(
+        &self,
+        pkt: &PacketConfig,
+        host_rate: Option<Rate>,
+        path: &str,
+    ) -> Result<RoceParams, ConfigError> {
+        let err = |k: &str, m: String| Err(ConfigError::new(format!("{path}.{k}"), m));
+        let hdr = pkt.ip_header + ROCE_HEADERS;
+        let max_payload = pkt.mtu.saturating_sub(hdr) as u64;
+        if self.payload.0 == 0 || self.payload.0 > max_payload {
+            return err(
+                "payload",
+                format!(
+                    "expected 1 to {max_payload} bytes (packet.mtu {} minus IP and RoCEv2 \
+                     headers {hdr}), got {}",
+                    pkt.mtu, self.payload.0
+                ),
+            );
+        }
+        if self.ack_every == 0 {
+            return err("ack_every", "expected at least 1".into());
+        }
+        if self.rto.0 == 0 {
+            return err("rto", "expected a duration > 0".into());
+        }
+        let line = match (self.line_rate, host_rate) {
+            (Some(b), _) if b.0 == 0 => return err("line_rate", "expected a rate > 0".into()),
+            (Some(b), _) => b.rate(),
+            (None, Some(r)) => r,
+            (None, None) => {
+                return err(
+                    "line_rate",
+                    "the host links have different rates: set the QP line rate".into(),
+                )
+            }
+        };
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return err("g", format!("expected a number in (0, 1], got {}", self.g));
+        }
+        if !(0.0..=1.0).contains(&self.alpha_init) {
+            return err(
+                "alpha_init",
+                format!("expected a number in [0, 1], got {}", self.alpha_init),
+            );
+        }
+        if self.alpha_interval.0 == 0 {
+            return err("alpha_interval", "expected a duration > 0".into());
+        }
+        if self.timer.0 == 0 {
+            return err("timer", "expected a duration > 0".into());
+        }
+        if self.min_rate.0 == 0 || self.min_rate.0 > line.0 {
+            return err(
+                "min_rate",
+                format!(
+                    "expected a rate > 0 and at most the line rate ({} bps), got {} bps",
+                    line.0, self.min_rate.0
+                ),
+            );
+        }
+        let cc = match self.cc {
+            RoceCcName::None => RoceCc::None,
+            RoceCcName::Dcqcn => RoceCc::Dcqcn(DcqcnParams {
+                cnp_interval: self.cnp_interval.0,
+                g: self.g,
+                alpha_init: self.alpha_init,
+                alpha_interval: self.alpha_interval.0,
+                rate_decrease_interval: self.rate_decrease_interval.0,
+                timer: self.timer.0,
+                byte_counter: self.byte_counter.0,
+                fast_recovery: self.fast_recovery,
+                rate_ai: self.rate_ai.0 as f64,
+                rate_hai: self.rate_hai.0 as f64,
+                min_rate: self.min_rate.0 as f64,
+                clamp_target_rate: self.clamp_target_rate,
+            }),
+        };
+        let data_overhead = pkt.eth_overhead + hdr;
+        Ok(RoceParams {
+            payload: self.payload.0 as u32,
+            ack_every: self.ack_every,
+            rto: self.rto.0,
+            line_rate: line,
+            cc,
+            data_overhead,
+            ack_wire: (data_overhead + AETH).max(pkt.min_wire),
+            cnp_wire: (data_overhead + CNP_BODY).max(pkt.min_wire),
+        })
+    }
+}
+
+/// The `[transports.NAME.roce]` key table of docs/scenario.md and docs/rdma.md (defaults of
+/// the `tlt` preset; the `paper` column where it differs).
+pub fn roce_keys_md() -> String {
+    let t = serde_json::to_value(RoceConfig::default()).unwrap_or_default();
+    let spec = RoceSpec {
+        preset: Some(DcqcnPreset::Paper),
+        ..RoceSpec::default()
+    };
+    let p = serde_json::to_value(RoceConfig::from(spec)).unwrap_or_default();
+    let v = |x: &serde_json::Value| match x {
+        serde_json::Value::Null => "none".to_string(),
+        x => format!("`{x}`"),
+    };
+    let mut s = String::from(
+        "| key | type | default (`tlt`) | `paper` | range | meaning |\n|---|---|---|---|---|---|\n",
+    );
+    for (name, unit, range, doc) in ROCE_KEYS {
+        let (a, b) = (&t[name], &p[name]);
+        let paper = if a == b || *name == "preset" {
+            String::new()
+        } else {
+            v(b)
+        };
+        s += &format!(
+            "| `{name}` | {unit} | {} | {paper} | {range} | {} |\n",
+            v(a),
+            doc.trim()
+        );
+    }
+    s
+}

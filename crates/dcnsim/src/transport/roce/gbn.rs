@@ -1,0 +1,205 @@
+//! Go-back-N loss recovery of a RoCEv2 reliable-connection QP (the vanilla NIC's; mechanisms
+//! §4.9): the receiver accepts packets only in PSN order and NACKs the first gap; the sender
+//! resends everything from the NACKed PSN, or from the oldest unacknowledged PSN when its
+//! static retransmission timer expires.
+//!
+//! Kept apart from the rate control ([`super::dcqcn`]) so that a selective-repeat recovery
+//! (IRN: NACK + SACK, a BDP window) can replace it without touching the rate machine.
+//! PSNs are packet indices from 0 within the message.
+
+use dcnsim_engine::Time;
+
+/// Sender side.
+#[derive(Clone, Debug)]
+pub struct GoBackN {
+    /// Packets in the message.
+    pub n: u64,
+    /// Oldest unacknowledged PSN, next PSN to send, one past the highest PSN ever sent.
+    pub una: u64,
+    pub nxt: u64,
+    pub high: u64,
+    /// The static RTO and when it expires (None: nothing outstanding).
+    rto: Time,
+    rto_at: Option<Time>,
+}
+
+/// What a go-back-N event did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rewind {
+    /// Nothing (a stale NACK or a timer not due).
+    None,
+    /// The sender went back to this PSN.
+    To(u64),
+}
+
+impl GoBackN {
+    pub fn new(n: u64, rto: Time) -> Self {
+        GoBackN {
+            n,
+            una: 0,
+            nxt: 0,
+            high: 0,
+            rto,
+            rto_at: None,
+        }
+    }
+    /// Whether a packet is waiting to be sent.
+    #[inline]
+    pub fn has_next(&self) -> bool {
+        self.nxt < self.n
+    }
+    /// Takes the next PSN to send; true if it is a retransmission.
+    #[inline]
+    pub fn take(&mut self, now: Time) -> (u64, bool) {
+        let psn = self.nxt;
+        let retx = psn < self.high;
+        self.nxt += 1;
+        self.high = self.high.max(self.nxt);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now.saturating_add(self.rto));
+        }
+        (psn, retx)
+    }
+    /// A cumulative ACK: every PSN below `psn` arrived. Returns true if it is new.
+    pub fn on_ack(&mut self, now: Time, psn: u64) -> bool {
+        if psn <= self.una {
+            return false;
+        }
+        self.una = psn.min(self.n);
+        // A NACK-less rewind may have put `nxt` below what is now acknowledged.
+        self.nxt = self.nxt.max(self.una);
+        // The timer restarts on progress and stops when nothing is outstanding.
+        self.rto_at = (self.una < self.high).then_some(now.saturating_add(self.rto));
+        true
+    }
+    /// A NACK for `psn` (the receiver's expected PSN): everything below arrived, resend
+    /// from `psn` (go-back-N).
+    pub fn on_nack(&mut self, now: Time, psn: u64) -> Rewind {
+        self.on_ack(now, psn);
+        if psn < self.una || psn >= self.nxt {
+            // Already rewound past it (or nothing after it sent): stale.
+            return Rewind::None;
+        }
+        self.nxt = psn;
+        self.rto_at = Some(now.saturating_add(self.rto));
+        Rewind::To(psn)
+    }
+    /// The retransmission timer's deadline.
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        self.rto_at
+    }
+    /// The timer fired: if due, go back to the oldest unacknowledged PSN.
+    pub fn on_timer(&mut self, now: Time) -> Rewind {
+        match self.rto_at {
+            Some(t) if now >= t && self.una < self.high => {
+                self.nxt = self.una;
+                self.rto_at = Some(now.saturating_add(self.rto));
+                Rewind::To(self.una)
+            }
+            _ => Rewind::None,
+        }
+    }
+    pub fn done(&self) -> bool {
+        self.una >= self.n
+    }
+}
+
+/// Receiver side: the expected PSN and NACK suppression.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InOrder {
+    /// Next PSN expected (every PSN below it arrived).
+    pub epsn: u64,
+    /// The expected PSN a NACK was last sent for (one NACK per gap).
+    nacked: Option<u64>,
+    /// In-order packets since the last ACK (ACK coalescing).
+    unacked: u32,
+}
+
+/// What the receiver answers a data packet with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxAction {
+    /// Accepted in order, no response yet (coalescing).
+    Accept,
+    /// Accepted in order; ACK the expected PSN now.
+    AcceptAck,
+    /// A duplicate (below the expected PSN): re-ACK so a sender whose ACK was lost moves on.
+    DupAck,
+    /// Out of order: discarded; NACK the expected PSN.
+    Nack,
+    /// Out of order, already NACKed for this gap: discarded silently.
+    Discard,
+}
+
+impl InOrder {
+    /// Data packet `psn` arrived; `last` = it is the message's last PSN; ACK every
+    /// `ack_every` in-order packets (and the last).
+    #[inline]
+    pub fn on_data(&mut self, psn: u64, last: bool, ack_every: u32) -> RxAction {
+        if psn == self.epsn {
+            self.epsn += 1;
+            self.unacked += 1;
+            if self.unacked >= ack_every || last {
+                self.unacked = 0;
+                RxAction::AcceptAck
+            } else {
+                RxAction::Accept
+            }
+        } else if psn < self.epsn {
+            RxAction::DupAck
+        } else if self.nacked == Some(self.epsn) {
+            RxAction::Discard
+        } else {
+            self.nacked = Some(self.epsn);
+            self.unacked = 0;
+            RxAction::Nack
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nack_rewinds_the_sender_to_the_gap() {
+        let mut s = GoBackN::new(10, 1000);
+        for _ in 0..6 {
+            s.take(0);
+        }
+        let mut r = InOrder::default();
+        // PSN 2 lost: 0, 1 accepted, 3 NACKed, 4 and 5 discarded silently.
+        assert_eq!(r.on_data(0, false, 1), RxAction::AcceptAck);
+        assert_eq!(r.on_data(1, false, 1), RxAction::AcceptAck);
+        assert_eq!(r.on_data(3, false, 1), RxAction::Nack);
+        assert_eq!(r.on_data(4, false, 1), RxAction::Discard);
+        assert_eq!(s.on_nack(5, r.epsn), Rewind::To(2));
+        assert_eq!((s.una, s.nxt, s.high), (2, 2, 6));
+        // 2..6 go again, counted as retransmissions; 6 is new.
+        let sent: Vec<_> = (0..5).map(|_| s.take(6)).collect();
+        assert_eq!(
+            sent,
+            vec![(2, true), (3, true), (4, true), (5, true), (6, false)]
+        );
+        // A NACK below what is acknowledged is stale.
+        s.on_ack(8, 7);
+        assert_eq!(s.on_nack(9, 3), Rewind::None);
+    }
+
+    #[test]
+    fn coalesced_acks_and_the_static_rto() {
+        let mut r = InOrder::default();
+        let acts: Vec<_> = (0..5).map(|p| r.on_data(p, p == 4, 2)).collect();
+        use RxAction::*;
+        assert_eq!(acts, vec![Accept, AcceptAck, Accept, AcceptAck, AcceptAck]);
+        let mut s = GoBackN::new(3, 100);
+        s.take(0);
+        s.take(0);
+        assert_eq!(s.deadline(), Some(100));
+        assert_eq!(s.on_timer(99), Rewind::None);
+        assert_eq!(s.on_timer(100), Rewind::To(0));
+        assert_eq!(s.deadline(), Some(200));
+        s.on_ack(150, 2);
+        assert_eq!(s.deadline(), None);
+    }
+}

@@ -1,0 +1,267 @@
+//! RoCEv2 NIC model: one reliable-connection queue pair (QP) per flow, rate-based.
+//!
+//! - **Sender (requester NIC)**: the message is split into packets of `payload` bytes
+//!   (PSN = packet index); a per-QP rate limiter paces them through [`Timer::Pace`] at the
+//!   rate the congestion control gives (line rate without one); loss recovery is go-back-N
+//!   ([`gbn`]) on a NACK or the static RTO ([`Timer::Sender`]). "DCQCN does not adjust the
+//!   rate when packet loss occurs" (TLT §6; mechanisms §4.9).
+//! - **Receiver (responder NIC)**: accepts packets in PSN order only; ACKs every `ack_every`
+//!   in-order packets and the last; NACKs the first out-of-order packet of each gap and
+//!   discards the rest; as DCQCN's notification point it answers CE-marked data with a CNP,
+//!   at most one per flow per CNP interval ([`dcqcn::CnpPacer`]).
+//! - **Rate control**: [`RoceCc`]: none (line rate) or DCQCN's reaction point
+//!   ([`dcqcn::Dcqcn`]), whose rate-increase timer is [`Timer::Aux`].
+//!
+//! Loss recovery and rate control are separate values so that IRN (selective repeat) or HPCC
+//! (a window from INT echoed in ACKs) replace one of them. Not modelled: per-NIC arbitration
+//! among QPs (each QP paces itself; packets of QPs of one host meet in the host port's class
+//! queue, FIFO), the NIC's own PFC-aware scheduling across QPs, message/WQE structure beyond
+//! one message per flow, read/atomic verbs.
+
+pub mod dcqcn;
+pub mod gbn;
+
+use super::{Cx, Endpoint, FlowDesc, Timer};
+use crate::packet::{flags, Packet, PktKind};
+use dcnsim_engine::{Rate, Time};
+use dcqcn::{CnpPacer, Dcqcn, DcqcnParams};
+use gbn::{GoBackN, InOrder, Rewind, RxAction};
+
+/// RoCEv2 headers on top of IP: UDP 8 + BTH 12 + ICRC 4 bytes.
+pub const ROCE_HEADERS: u32 = 8 + 12 + 4;
+/// AETH of an ACK / NACK (4 bytes); a CNP carries 16 reserved bytes after the BTH.
+pub const AETH: u32 = 4;
+pub const CNP_BODY: u32 = 16;
+
+/// The rate control of a RoCE transport.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RoceCc {
+    /// Line rate always (a lossless fabric's "no congestion control").
+    None,
+    Dcqcn(DcqcnParams),
+}
+
+/// Runtime parameters of a RoCE transport (the resolved `[transports.NAME.roce]` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoceParams {
+    /// Payload bytes per data packet (TLT / HPCC simulator: 1000).
+    pub payload: u32,
+    /// ACK every N in-order packets (and the message's last).
+    pub ack_every: u32,
+    /// Static retransmission timeout (TLT: 4 ms).
+    pub rto: Time,
+    /// The QP's line rate (the sending host's link).
+    pub line_rate: Rate,
+    pub cc: RoceCc,
+    /// Wire bytes of a data packet's headers, of an ACK / NACK and of a CNP.
+    pub data_overhead: u32,
+    pub ack_wire: u32,
+    pub cnp_wire: u32,
+}
+
+impl Default for RoceParams {
+    fn default() -> Self {
+        RoceParams {
+            payload: 1000,
+            ack_every: 1,
+            rto: 4 * dcnsim_engine::MS,
+            line_rate: Rate::gbps(40),
+            cc: RoceCc::Dcqcn(DcqcnParams::tlt()),
+            data_overhead: 38 + 20 + ROCE_HEADERS,
+            ack_wire: 38 + 20 + ROCE_HEADERS + AETH,
+            cnp_wire: 38 + 20 + ROCE_HEADERS + CNP_BODY,
+        }
+    }
+}
+
+/// One QP: both NICs' state.
+pub struct RoceFlow {
+    p: RoceParams,
+    size: u64,
+    tx: GoBackN,
+    cc: Option<Dcqcn>,
+    /// When the pacer lets the next packet leave.
+    next_tx: Time,
+    rx: InOrder,
+    np: CnpPacer,
+}
+
+impl RoceFlow {
+    pub fn new(p: &RoceParams, d: &FlowDesc) -> Self {
+        let payload = p.payload.max(1) as u64;
+        RoceFlow {
+            p: *p,
+            size: d.size,
+            tx: GoBackN::new(d.size.div_ceil(payload).max(1), p.rto),
+            cc: None,
+            next_tx: 0,
+            rx: InOrder::default(),
+            np: CnpPacer::default(),
+        }
+    }
+    /// The pacing rate (bits/s).
+    #[inline]
+    pub fn rate(&self) -> f64 {
+        match &self.cc {
+            Some(c) => c.rate(),
+            None => self.p.line_rate.0 as f64,
+        }
+    }
+    pub fn dcqcn(&self) -> Option<&Dcqcn> {
+        self.cc.as_ref()
+    }
+    /// Payload bytes acknowledged so far.
+    pub fn acked_bytes(&self) -> u64 {
+        (self.tx.una * self.p.payload as u64).min(self.size)
+    }
+    /// Payload of packet `psn`.
+    #[inline]
+    fn len_of(&self, psn: u64) -> u32 {
+        let pl = self.p.payload.max(1) as u64;
+        (self.size.saturating_sub(psn * pl)).min(pl) as u32
+    }
+    fn control(&self, cx: &Cx, kind: PktKind, wire: u32, psn: u64) -> Packet {
+        let d = cx.desc;
+        let mut a = Packet::new(kind, cx.flow, d.dst, d.src, 0, wire);
+        a.seq = psn;
+        a.class = d.ack_class;
+        a.entropy = d.entropy;
+        a
+    }
+}
+
+impl Endpoint for RoceFlow {
+    fn on_start(&mut self, cx: &mut Cx) {
+        cx.rec.established = Some(cx.now);
+        if let RoceCc::Dcqcn(dp) = self.p.cc {
+            // DCQCN §3.3: a QP starts at line rate.
+            self.cc = Some(Dcqcn::new(dp, self.p.line_rate.0 as f64, cx.now));
+        }
+        self.next_tx = cx.now;
+        cx.rearm(Timer::Pace);
+    }
+
+    fn on_packet(&mut self, cx: &mut Cx, p: &Packet) {
+        match p.kind {
+            // ---- responder NIC ----
+            PktKind::Data => {
+                if p.has(flags::CE) {
+                    cx.rec.ecn_marks += 1;
+                    // DCQCN §3.2 (NP): a CNP for a CE-marked packet, at most one per flow
+                    // per CNP interval.
+                    if let RoceCc::Dcqcn(dp) = self.p.cc {
+                        if self.np.on_ce(cx.now, dp.cnp_interval) {
+                            let c = self.control(cx, PktKind::Cnp, self.p.cnp_wire, 0);
+                            cx.send(c);
+                        }
+                    }
+                }
+                let last = p.seq + 1 == self.tx.n;
+                match self.rx.on_data(p.seq, last, self.p.ack_every.max(1)) {
+                    RxAction::Accept | RxAction::Discard => {}
+                    RxAction::AcceptAck | RxAction::DupAck => {
+                        let a = self.control(cx, PktKind::Ack, self.p.ack_wire, self.rx.epsn);
+                        cx.send(a);
+                    }
+                    RxAction::Nack => {
+                        let a = self.control(cx, PktKind::Nack, self.p.ack_wire, self.rx.epsn);
+                        cx.send(a);
+                    }
+                }
+                if self.rx.epsn >= self.tx.n {
+                    cx.complete();
+                }
+            }
+            // ---- requester NIC ----
+            PktKind::Ack if self.tx.on_ack(cx.now, p.seq) => {
+                cx.rearm(Timer::Sender);
+                if self.tx.done() {
+                    cx.close();
+                }
+            }
+            PktKind::Nack => {
+                // Go-back-N: resend from the NACKed PSN (mechanisms §4.9).
+                if let Rewind::To(_) = self.tx.on_nack(cx.now, p.seq) {
+                    cx.rec.fast_retx += 1;
+                    cx.rearm(Timer::Pace);
+                }
+                cx.rearm(Timer::Sender);
+                if self.tx.done() {
+                    cx.close();
+                }
+            }
+            PktKind::Cnp => {
+                cx.rec.cnps += 1;
+                if let Some(c) = &mut self.cc {
+                    c.on_cnp(cx.now);
+                    cx.rearm(Timer::Aux);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, t: Timer) {
+        // A slot fires at the earliest deadline it was told about; one that moved later since
+        // is re-armed at its current deadline.
+        cx.rearm(t);
+        match t {
+            Timer::Pace => {
+                if !self.tx.has_next() || cx.now < self.next_tx {
+                    return;
+                }
+                let had_timer = self.tx.deadline().is_some();
+                let (psn, retx) = self.tx.take(cx.now);
+                let d = cx.desc;
+                let len = self.len_of(psn);
+                let wire = len + self.p.data_overhead;
+                let mut pk = Packet::new(PktKind::Data, cx.flow, d.src, d.dst, len, wire);
+                pk.seq = psn;
+                pk.class = d.class;
+                pk.entropy = d.entropy;
+                // RoCEv2 with DCQCN: data is ECN-capable (DCQCN §3.1).
+                pk.flags = flags::ECT;
+                cx.rec.data_pkts += 1;
+                if retx {
+                    pk.flags |= flags::RETX;
+                    cx.rec.retx_pkts += 1;
+                }
+                cx.send(pk);
+                if let Some(c) = &mut self.cc {
+                    // The byte counter (DCQCN §3.3) counts what the QP sends.
+                    c.on_sent(wire as u64);
+                }
+                // The per-QP rate limiter: the next packet leaves one serialization time at
+                // the current rate later.
+                let r = Rate((self.rate() as u64).max(1));
+                self.next_tx = cx.now.saturating_add(r.tx_time(wire as u64));
+                cx.rearm(Timer::Pace);
+                if !had_timer {
+                    cx.rearm(Timer::Sender);
+                }
+            }
+            Timer::Sender => {
+                // The static RTO: go back to the oldest unacknowledged PSN.
+                if let Rewind::To(_) = self.tx.on_timer(cx.now) {
+                    cx.rec.rto_count += 1;
+                    cx.rearm(Timer::Pace);
+                }
+            }
+            Timer::Aux => {
+                if let Some(c) = &mut self.cc {
+                    c.on_timer(cx.now);
+                }
+            }
+            Timer::Receiver => {}
+        }
+    }
+
+    fn deadline(&self, t: Timer) -> Option<Time> {
+        match t {
+            Timer::Pace => self.tx.has_next().then_some(self.next_tx),
+            Timer::Sender => self.tx.deadline(),
+            Timer::Aux => self.cc.as_ref().and_then(|c| c.deadline()),
+            Timer::Receiver => None,
+        }
+    }
+}

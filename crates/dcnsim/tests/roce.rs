@@ -1,0 +1,320 @@
+//! RoCEv2 and DCQCN through the real fabric (mechanisms §2.4, §2.6, §4.9): fair-share
+//! convergence with the queue between Kmin and Kmax, go-back-N after one loss, a lossless
+//! incast under PFC, and the `roce` table's keyed errors. Scenarios are JSON so each test
+//! states its setup in one place.
+
+use dcnsim::run::{run_json, Progress, RunOutput};
+use dcnsim::scenario::build::FsReader;
+use dcnsim::scenario::{from_json, to_json, ConfigError};
+use dcnsim_engine::{to_secs, MS};
+
+fn run(json: &str) -> RunOutput {
+    run_json(json, &FsReader, &mut |_: &Progress| true).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn sum(v: &[u64]) -> u64 {
+    v.iter().sum()
+}
+
+/// `senders` hosts, each with `per` flows of `size` to host 0 starting at 0, on one switch
+/// with 40 Gb/s, 1 µs links (TLT-SIM-RoCE-BASE's link delay), RED-ECN at DCQCN's Kmin = 5 KB,
+/// Kmax = 200 KB, Pmax = 1%, and a RoCE transport `roce` whose `roce` table is `roce`.
+fn star(senders: u32, per: u32, size: &str, switch_extra: &str, roce: &str, extra: &str) -> String {
+    let mut flows = vec![];
+    for s in 1..=senders {
+        for _ in 0..per {
+            flows.push(format!(
+                r#"{{"src": {s}, "dst": 0, "size": "{size}", "start": 0}}"#
+            ));
+        }
+    }
+    format!(
+        r#"{{"topology": {{"kind": "star", "hosts": {h}, "link": {{"rate": "40Gbps", "delay": "1us"}}}},
+            "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "1000000pkt",
+                        "ecn": {{"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 0.01}}
+                        {switch_extra}}},
+            "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+            "transports": {{"roce": {{"kind": "roce", "roce": {{ {roce} }}}}}},
+            "classes": [{{"name": "rdma", "transport": "roce", "workload": {{"kind": "flows", "list": [{f}]}}}}]
+            {extra}}}"#,
+        h = senders + 1,
+        f = flows.join(","),
+    )
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+/// N long DCQCN flows into one 40 Gb/s port: per-flow goodput over the steady window,
+/// and the bottleneck queue's mean and samples in that window.
+fn long_flows(n: u32, preset: &str, t0: u64, t1: u64) -> (Vec<f64>, f64, Vec<u64>) {
+    let json = star(
+        n,
+        1,
+        "1GB",
+        "",
+        &format!(r#""preset": "{preset}""#),
+        r#", "output": {"queue_sample_interval": "10us"}, "run": {"duration": "1s", "horizon": "1s"}"#,
+    );
+    let sc = from_json(&json).unwrap();
+    let mut b = sc.build(&FsReader).unwrap();
+    let sim = &mut b.sim;
+    sim.run(t0, u64::MAX);
+    let a0: Vec<u64> = (0..n)
+        .map(|f| sim.roce_flow(f).unwrap().acked_bytes())
+        .collect();
+    sim.run(t1, u64::MAX);
+    let a1: Vec<u64> = (0..n)
+        .map(|f| sim.roce_flow(f).unwrap().acked_bytes())
+        .collect();
+    let secs = to_secs(t1 - t0);
+    let gput: Vec<f64> = a0
+        .iter()
+        .zip(&a1)
+        .map(|(a, b)| (b - a) as f64 * 8.0 / secs)
+        .collect();
+    // The switch port toward host 0 is the one with the most queued bytes over the window.
+    let s = sim.sample_table();
+    let (lo, hi) = (to_secs(t0), to_secs(t1));
+    let mut best: (f64, Vec<u64>) = (0.0, vec![]);
+    let mut keys: Vec<(u64, u64)> = s.node.iter().copied().zip(s.port.iter().copied()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let v: Vec<u64> = (0..s.t_s.len())
+            .filter(|&i| (s.node[i], s.port[i]) == k && s.t_s[i] >= lo && s.t_s[i] < hi)
+            .map(|i| s.bytes[i])
+            .collect();
+        let m = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+        if m > best.0 {
+            best = (m, v);
+        }
+    }
+    (gput, best.0, best.1)
+}
+
+fn pct(v: &[u64], q: f64) -> u64 {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+const KMIN: f64 = 5_000.0;
+const KMAX: f64 = 200_000.0;
+
+#[test]
+fn long_dcqcn_flows_converge_to_a_fair_share_with_the_queue_between_kmin_and_kmax() {
+    // DCQCN §5 (fairness): N long flows into one 40 Gb/s port, steady window 20-40 ms.
+    for (n, preset) in [(4, "tlt"), (8, "tlt"), (4, "paper"), (8, "paper")] {
+        let (g, q, samples) = long_flows(n, preset, 20 * MS, 40 * MS);
+        let j = jain(&g);
+        let total: f64 = g.iter().sum();
+        let p90 = pct(&samples, 0.9);
+        eprintln!(
+            "{preset} n={n}: goodput {:?} Gb/s, Jain {j:.4}, mean queue {q:.0} B, p90 {p90} B",
+            g.iter()
+                .map(|x| (x / 1e7).round() / 100.0)
+                .collect::<Vec<_>>()
+        );
+        assert!(j >= 0.95, "{preset} n={n}: Jain {j}");
+        // Work-conserving: at least 85% of the goodput the link allows (payload 1000 B of
+        // 1082 wire bytes).
+        let cap = 40e9 * 1000.0 / 1082.0;
+        assert!(total >= 0.85 * cap, "{preset} n={n}: {total}");
+        // The queue DCQCN holds sits in RED's marking range (DCQCN §3.1: the fixed point is
+        // between Kmin and Kmax).
+        assert!(q > KMIN && q < KMAX, "{preset} n={n}: mean queue {q}");
+        assert!((p90 as f64) < KMAX, "{preset} n={n}: p90 queue {p90}");
+    }
+}
+
+#[test]
+fn without_dcqcn_line_rate_qps_overrun_kmax() {
+    // The same four flows with cc = "none": the queue grows without bound (the check above
+    // fails without the rate machine).
+    let json = star(
+        4,
+        1,
+        "1GB",
+        "",
+        r#""cc": "none""#,
+        r#", "output": {"queue_sample_interval": "10us"}, "run": {"duration": "5ms", "horizon": "5ms"}"#,
+    );
+    let out = run(&json);
+    let max_sw = (0..out.queues.port.len())
+        .filter(|&i| !out.queues.is_host[i])
+        .map(|i| out.queues.max_bytes[i])
+        .max()
+        .unwrap();
+    assert!(max_sw as f64 > 10.0 * KMAX, "{max_sw}");
+    assert!(sum(&out.queues.ecn_marks) > 0);
+}
+
+#[test]
+fn go_back_n_resends_the_whole_tail_after_one_loss() {
+    // One 1 MB message (1000 packets of 1000 B) at line rate; PSN 100 is dropped once at the
+    // switch. The receiver NACKs PSN 100 at the first later packet and discards the rest;
+    // the sender goes back to 100: every packet it had sent from 100 on goes again.
+    let json = star(
+        1,
+        1,
+        "1MB",
+        "",
+        r#""cc": "none""#,
+        r#", "scheme": {"kind": "test", "drop_data_seq": 100}, "run": {"duration": "10ms", "horizon": "10ms"}"#,
+    );
+    let out = run(&json);
+    let f = &out.flows;
+    assert!(f.completed[0]);
+    assert_eq!(f.drops[0], 1);
+    assert_eq!(f.fast_retx[0], 1, "one go-back-N round");
+    assert_eq!(f.rto_count[0], 0);
+    let n = 1000;
+    // Every extra packet is a retransmission, and there are many: the tail in flight.
+    assert_eq!(f.data_pkts[0], n + f.retx_pkts[0]);
+    // The tail is what the pacer sent between PSN 100 leaving and the NACK arriving: the
+    // loss is seen when PSN 101 arrives (one packet time later), and the NACK takes one
+    // round trip: 4 link delays + serializations (data 1082 B twice, NACK 86 B twice) at
+    // 40 Gb/s, one packet per 216.4 ns.
+    let gap: f64 = 1082.0 * 8.0 / 40e9;
+    let rtt = 4e-6 + 2.0 * gap + 2.0 * 86.0 * 8.0 / 40e9;
+    let expect = ((gap + rtt) / gap).floor() as u64;
+    let r = f.retx_pkts[0];
+    eprintln!(
+        "go-back-N: retx {r} (expected ~{expect}), data {}",
+        f.data_pkts[0]
+    );
+    assert!(r >= expect - 1 && r <= expect + 2, "retx {r} vs ~{expect}");
+    assert!(r > 10, "go-back-N resends the tail, not one packet: {r}");
+}
+
+#[test]
+fn pfc_with_dcqcn_makes_a_roce_incast_lossless() {
+    // 16 senders × 400 kB at line rate into one port with a 1 MB shared buffer: without PFC
+    // the buffer overflows; with PFC on, zero drops and every flow completes.
+    let incast = |pfc: &str| {
+        run(&star(
+            16,
+            1,
+            "400kB",
+            &format!(r#", "shared_buffer": "1MB" {pfc}"#),
+            "",
+            r#", "run": {"duration": "1ms", "horizon": "100ms"}"#,
+        ))
+    };
+    let lossy = incast("");
+    assert!(
+        lossy.meta.dropped > 0,
+        "the incast overflows the buffer without PFC"
+    );
+    let pfc = incast(r#", "pfc": {}"#);
+    assert_eq!(pfc.meta.dropped, 0);
+    assert_eq!(pfc.meta.flows_completed, 16);
+    assert_eq!(sum(&pfc.flows.retx_pkts), 0);
+    assert_eq!(sum(&pfc.flows.rto_count), 0);
+    assert!(sum(&pfc.queues.pfc_pause_sent) > 0);
+    // DCQCN reacted (CE marks at the congested port turned into CNPs and cuts).
+    assert!(sum(&pfc.flows.ecn_marks) > 0);
+    assert!(sum(&pfc.flows.cnps) > 0);
+}
+
+fn err_of(transports: &str) -> ConfigError {
+    let j = format!(
+        r#"{{"transports": {transports}, "classes": [{{"name": "a", "transport": "r",
+            "workload": {{"kind": "flows", "list": [{{"src": 1, "dst": 0, "size": "1MB", "start": 0}}]}}}}]}}"#
+    );
+    match from_json(&j) {
+        Err(e) => e,
+        Ok(sc) => match sc.build(&FsReader) {
+            Err(e) => e,
+            Ok(_) => panic!("expected an error for {transports}"),
+        },
+    }
+}
+
+#[test]
+fn bad_roce_keys_name_the_key() {
+    let cases = [
+        (
+            r#"{"r": {"kind": "roce", "sack": true}}"#,
+            "transports.r.sack",
+            "TCP key",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "cc": "dctcp"}}"#,
+            "transports.r.cc",
+            "TCP key",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"g": 2}}}"#,
+            "transports.r.roce.g",
+            "(0, 1]",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"bogus": 1}}}"#,
+            "transports.r.roce.bogus",
+            "unknown",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"payload": "1500B"}}}"#,
+            "transports.r.roce.payload",
+            "1456",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"ack_every": 0}}}"#,
+            "transports.r.roce.ack_every",
+            "at least 1",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"min_rate": "100Gbps"}}}"#,
+            "transports.r.roce.min_rate",
+            "line rate",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"timer": "0s"}}}"#,
+            "transports.r.roce.timer",
+            "> 0",
+        ),
+        (
+            r#"{"r": {"kind": "roce", "roce": {"cc": "hpcc"}}}"#,
+            "transports.r.roce.cc",
+            "",
+        ),
+        (
+            r#"{"r": {"kind": "tcp", "roce": {}}}"#,
+            "transports.r.roce",
+            "kind = \"roce\"",
+        ),
+    ];
+    for (t, path, msg) in cases {
+        let e = err_of(t);
+        assert_eq!(e.path, path, "{t}: {e:?}");
+        assert!(e.msg.contains(msg), "{t}: {e:?}");
+    }
+}
+
+#[test]
+fn a_roce_transport_round_trips_without_tcp_keys() {
+    let j = r#"{"transports": {"r": {"kind": "roce", "roce": {"preset": "paper", "ack_every": 4}},
+                               "t": {"cc": "dctcp"}}}"#;
+    let sc = from_json(j).unwrap();
+    let r = sc.transports["r"].roce.as_ref().unwrap();
+    assert_eq!(r.ack_every, 4);
+    assert_eq!(r.fast_recovery, 5, "the paper preset's F");
+    assert!(sc.transports["t"].roce.is_none());
+    let out = to_json(&sc);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rv = v["transports"]["r"].as_object().unwrap();
+    assert_eq!(rv.keys().collect::<Vec<_>>(), vec!["kind", "roce"]);
+    assert!(v["transports"]["t"].get("roce").is_none());
+    assert_eq!(from_json(&out).unwrap(), sc);
+    // The built-in `dcqcn` is a RoCE transport with the defaults.
+    let b = dcnsim::scenario::transport::TransportConfig::builtin("dcqcn").unwrap();
+    assert_eq!(
+        b.roce.unwrap(),
+        dcnsim::scenario::roce::RoceConfig::default()
+    );
+}
