@@ -123,6 +123,11 @@ def test_flow_list_overrides_and_errors_name_the_key() -> None:
     bad["scheme"] = {"kind": "reflex"}
     with pytest.raises(ConfigError, match=r"classes\[0\]\.alpha"):
         dcnsim.validate(R.PRESET, set=bad)
+    # REFLEX runs in the TCP sender: a flexible flow on a RoCE transport is an error.
+    bad = R.case_overrides(1, "reflex")
+    bad["classes"][0]["transport"] = "dcqcn"
+    with pytest.raises(ConfigError, match=r"classes\[0\]\.alpha.*TCP-family"):
+        dcnsim.validate(R.PRESET, set=bad)
     with pytest.raises(ConfigError, match=r"scheme\.low_priority"):
         dcnsim.validate(R.PRESET, set={"scheme.low_priority": 2})
 

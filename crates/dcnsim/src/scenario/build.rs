@@ -679,6 +679,25 @@ impl Scenario {
             };
             let (prio, ack_prio) = c.flow_priority(f.size, dup);
             let flex = self.flow_flex(f.class as usize, f.alpha, f.reliability)?;
+            // REFLEX runs in the TCP-family sender (transport/tcp.rs); any other endpoint
+            // would silently ignore the flow's budgets.
+            if flex.is_some()
+                && !matches!(
+                    sim.flows.transports[f.class as usize].kind,
+                    TransportKind::Tcp | TransportKind::NearOpt
+                )
+            {
+                let k = if f.alpha.is_some() || f.reliability.is_some() {
+                    format!("classes[{}].workload (a flow's alpha)", f.class)
+                } else {
+                    format!("classes[{}].alpha", f.class)
+                };
+                return Err(ConfigError::new(
+                    k,
+                    "a flexible flow needs a TCP-family transport (REFLEX runs in the TCP \
+                     sender); this class's transport is not one",
+                ));
+            }
             sim.add_flow(FlowDesc {
                 src: f.src,
                 dst: f.dst,
