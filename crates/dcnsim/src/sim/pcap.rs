@@ -14,10 +14,12 @@
 //!   otherwise; TTL = 64 − links crossed; addresses 10.x.y.z = host id + 1; header
 //!   checksum computed.
 //! - TCP (RFC 9293 §3.1): the data sender's port is 1024 + (flow id mod 64512), the
-//!   receiver's 5001; sequence number = the simulated byte offset (mod 2³², initial
-//!   sequence number 0); ACKs carry the cumulative ACK number, ECE when the receiver
-//!   echoes congestion (RFC 3168 §6.1); SYN, SYN-ACK and FIN set their flags. No options
-//!   (SACK blocks and timestamps are not written); checksum 0.
+//!   receiver's 5001; sequence number = the simulated byte offset (mod 2³²; both initial
+//!   sequence numbers are 2³² − 1, so a SYN takes that and data starts at 0); data segments
+//!   carry PSH and ACK (acknowledging 0: the receiver sends no data); ACKs carry the
+//!   cumulative ACK number, ECE when the receiver echoes congestion (RFC 3168 §6.1); SYN,
+//!   SYN-ACK and FIN set their flags (a FIN's sequence number is the flow's size). No options (SACK blocks and timestamps are not
+//!   written); checksum 0.
 //!
 //! Packets that are not TCP (open-loop `Raw` packets, scheme probes, and any packet kind a
 //! transport adds later) are not written. Capture points: with `pcap_ports` empty, a
@@ -163,15 +165,16 @@ impl Capture {
             && (self.flows.is_empty() || self.flows.binary_search(&p.flow).is_ok())
     }
 
-    /// Writes one packet record. `sender` is the flow's data sender (host id).
-    fn write(&mut self, p: &Packet, now: Time, sender: u32) {
+    /// Writes one packet record. `sender` is the flow's data sender (host id), `size` its
+    /// bytes (a FIN's sequence number).
+    fn write(&mut self, p: &Packet, now: Time, sender: u32, size: u64) {
         if self.packets >= self.max {
             self.over_cap += 1;
             return;
         }
         self.packets += 1;
         self.ip_id = self.ip_id.wrapping_add(1);
-        let rec = frame(p, sender, self.ip_id);
+        let rec = frame(p, sender, size, self.ip_id);
         let orig = (SNAPLEN as u32).saturating_add(p.payload);
         let ns = now / 1000; // simulator time is in picoseconds
         let mut hdr = [0u8; 16];
@@ -231,7 +234,7 @@ pub fn drops_path(path: &str) -> String {
 }
 
 /// The 54 header bytes of a packet.
-fn frame(p: &Packet, sender: u32, ip_id: u16) -> [u8; SNAPLEN] {
+fn frame(p: &Packet, sender: u32, size: u64, ip_id: u16) -> [u8; SNAPLEN] {
     let mut b = [0u8; SNAPLEN];
     // Ethernet II.
     b[0..2].copy_from_slice(&[0x02, 0x00]);
@@ -280,12 +283,17 @@ fn frame(p: &Packet, sender: u32, ip_id: u16) -> [u8; SNAPLEN] {
     const PSH: u8 = 0x08;
     const ACK: u8 = 0x10;
     const ECE: u8 = 0x40;
+    // Both ends' initial sequence number is 2³² − 1, so that a SYN consumes it and the
+    // first data byte is sequence number 0 = the simulator's byte offset (RFC 9293 §3.4),
+    // and the data sender acknowledges the receiver's (empty) stream with 0.
+    const ISN: u32 = u32::MAX;
     let (seq, ack, fl) = match p.kind {
-        PktKind::Data => (p.seq as u32, 0, PSH),
+        PktKind::Data => (p.seq as u32, 0, PSH | ACK),
         PktKind::Ack => (0, p.seq as u32, ACK),
-        PktKind::Syn => (0, 0, SYN),
-        PktKind::SynAck => (0, 0, SYN | ACK),
-        PktKind::Fin => (p.seq as u32, 0, FIN | ACK),
+        PktKind::Syn => (ISN, 0, SYN),
+        PktKind::SynAck => (ISN, 0, SYN | ACK),
+        // The FIN takes the sequence number after the last data byte.
+        PktKind::Fin => (size as u32, 0, FIN | ACK),
         _ => (0, 0, 0),
     };
     let fl = fl | if p.flags & flags::ECE != 0 { ECE } else { 0 };
@@ -308,8 +316,8 @@ impl Sim {
             return;
         };
         if c.ports.is_none() && c.selects(&p, now) {
-            let sender = self.flows.desc[p.flow as usize].src;
-            c.write(&p, now, sender);
+            let d = &self.flows.desc[p.flow as usize];
+            c.write(&p, now, d.src, d.size);
         }
     }
 
@@ -323,8 +331,8 @@ impl Sim {
             return;
         };
         if c.ports.as_ref().is_some_and(|v| v[port as usize]) && c.selects(&p, now) {
-            let sender = self.flows.desc[p.flow as usize].src;
-            c.write(&p, now, sender);
+            let d = &self.flows.desc[p.flow as usize];
+            c.write(&p, now, d.src, d.size);
         }
     }
 
