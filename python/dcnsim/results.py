@@ -516,7 +516,10 @@ def clean_stale_temp(
                 continue
             if target.is_dir():
                 for entry in sorted(child.iterdir()):
-                    if entry.name not in FILES + OPTIONAL_FILES and not (target / entry.name).exists():
+                    if (
+                        entry.name not in FILES + OPTIONAL_FILES
+                        and not (target / entry.name).exists()
+                    ):
                         os.replace(entry, target / entry.name)
         except OSError:
             pass

@@ -3,6 +3,7 @@ read back with a small parser (always) and with tshark (when installed)."""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import struct
 import subprocess
@@ -92,13 +93,11 @@ def flow_of(r: dict) -> int:
 
 def test_pcap_at_receivers_matches_the_flows(tmp_path: Path) -> None:
     cap = tmp_path / "dctcp.pcap"
-    res = dcnsim.run(
-        scenario(tmp_path, "dctcp", "1000pkt", f'pcap = "{cap}"'), progress=False
-    )
+    res = dcnsim.run(scenario(tmp_path, "dctcp", "1000pkt", f'pcap = "{cap}"'), progress=False)
     recs = read_pcap(cap)
     f = res.flows
     assert res.meta["dropped"] == 0 and len(f) == 8
-    assert all(a["t"] <= b["t"] for a, b in zip(recs, recs[1:], strict=False))
+    assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(recs))
     ce = 0
     for _, row in f.iterrows():
         data = [r for r in recs if flow_of(r) == row["flow_id"] and r["dport"] == 5001]
@@ -106,7 +105,7 @@ def test_pcap_at_receivers_matches_the_flows(tmp_path: Path) -> None:
         assert len(data) == row["data_pkts"]
         spans = sorted((r["seq"], r["seq"] + r["len"]) for r in data)
         assert spans[0][0] == 0 and spans[-1][1] == row["size"]
-        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
         assert max(r["t"] for r in data) == pytest.approx(row["finish_s"], abs=1.5e-9)
         assert all(r["ecn"] in (2, 3) for r in data)  # ECT(0) or CE
         ce += sum(r["ecn"] == 3 for r in data)
