@@ -387,6 +387,24 @@ def how_it_ended(meta: Mapping[str, Any]) -> str:
     return END_REASONS.get(str(end), str(end))
 
 
+def load_frame(load: Mapping[str, Any]) -> pd.DataFrame:
+    """``meta["load"]`` (per class: offered/carried bits/s and fraction of the host links'
+    capacity over the measurement window) as a DataFrame, one row per class."""
+    rows = [
+        {
+            "class": name,
+            "offered_gbps": float(v.get("offered_bps", math.nan)) / 1e9,
+            "carried_gbps": float(v.get("carried_bps", math.nan)) / 1e9,
+            "offered_load": float(v.get("offered_load", math.nan)),
+            "carried_load": float(v.get("carried_load", math.nan)),
+        }
+        for name, v in load.items()
+    ]
+    return pd.DataFrame(
+        rows, columns=["class", "offered_gbps", "carried_gbps", "offered_load", "carried_load"]
+    )
+
+
 def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> str:
     """Human-readable summary: run facts, FCT/slowdown percentiles by size bucket (and by class
     when there are several), queue drops and marks, and the core's warnings."""
@@ -435,6 +453,20 @@ def summary_table(results: Results, edges: Sequence[float] = DEFAULT_EDGES) -> s
                 f"{scope} queues: {drops:,} drops, {marks:,} ECN marks, max occupancy {peak:,} B"
             )
         parts.append("\n".join(lines))
+    if m.get("load"):
+        lf = load_frame(m["load"])
+        rows = [
+            [
+                str(r["class"]),
+                f"{r['offered_gbps']:.3g} Gb/s ({r['offered_load']:.3g})",
+                f"{r['carried_gbps']:.3g} Gb/s ({r['carried_load']:.3g})",
+            ]
+            for _, r in lf.iterrows()
+        ]
+        parts.append(
+            "load in the measurement window (fraction of the host links' capacity)\n"
+            + _table(["class", "offered", "carried"], rows)
+        )
     for w in m.get("warnings") or []:
         parts.append(f"warning: {w}")
     return "\n\n".join(parts)

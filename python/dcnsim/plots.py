@@ -292,6 +292,44 @@ def queue_timeseries(res: Results, *, max_series: int = 8) -> Figure:
     return fig
 
 
+def link_timeseries(res: Results, *, max_series: int = 6) -> Figure:
+    """Port utilization (the busiest ``max_series`` ports) and goodput per class over time,
+    from ``res.samples`` (``util``) and ``res.class_samples``."""
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(8.5, 5.6), sharex=True, layout="constrained")
+    ax.set_title(describe(res), fontsize="small")
+    s = res.samples
+    if s.empty or "util" not in s:
+        note(ax, "no port samples recorded (set output.queue_sample_interval)")
+        return fig
+    # util is per port (repeated on each queue row): one series per port
+    per_port = s.drop_duplicates(["t_s", "port"])
+    busiest = per_port.groupby("port")["util"].mean().sort_values(ascending=False)
+    links: dict[int, str] = {}
+    q = res.queues
+    if not q.empty and {"port", "node_name", "peer_name"} <= set(q.columns):
+        for port, a, b in zip(q["port"], q["node_name"], q["peer_name"], strict=True):
+            links.setdefault(int(port), f"{a}→{b}")
+    for port in list(busiest.index)[:max_series]:
+        g = per_port[per_port["port"] == port]
+        ax.step(g["t_s"], g["util"], where="post", label=links.get(int(port), f"port {port}"))
+    ax.set_ylabel("utilization")
+    ax.set_ylim(0, 1.05)
+    ax.grid(True, alpha=0.3)
+    legend(ax)
+    c = res.class_samples
+    if c.empty:
+        note(bx, "no class goodput samples")
+    else:
+        for name, g in c.groupby("class" if "class" in c else "class_id"):
+            bx.step(g["t_s"], g["goodput_bps"] / 1e9, where="post", label=str(name))
+        bx.set_ylabel("goodput (Gb/s)")
+        bx.grid(True, alpha=0.3)
+        legend(bx)
+    bx.set_xlabel("time (s)")
+    return fig
+
+
 def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
     """Save a figure (format from the suffix) and close it."""
     p = Path(path)
@@ -311,7 +349,8 @@ def _metadata(suffix: str) -> dict[str, Any]:
 
 
 def plot_all(runs: Runs, out_dir: str | os.PathLike[str], fmt: str = "png") -> list[Path]:
-    """Write the standard plots (FCT CDF, p99 slowdown and FCT by bucket, queue time series)."""
+    """Write the standard plots (FCT CDF, p99 slowdown and FCT by bucket, queue, utilization
+    and class goodput time series)."""
     if fmt not in ("png", "svg"):
         raise ValueError(f"format must be png or svg, got {fmt!r}")
     out = Path(out_dir)
@@ -325,6 +364,8 @@ def plot_all(runs: Runs, out_dir: str | os.PathLike[str], fmt: str = "png") -> l
         if not res.samples.empty:
             suffix = "" if len(runs_d) == 1 else f"_{i}"
             paths.append(save(queue_timeseries(res), out / f"queues{suffix}.{fmt}"))
+            if "util" in res.samples:
+                paths.append(save(link_timeseries(res), out / f"utilization{suffix}.{fmt}"))
     return paths
 
 

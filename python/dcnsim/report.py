@@ -239,6 +239,13 @@ def run_facts(res: Results) -> dict[str, Any]:
     }
 
 
+def analysis_load_frame(load: Mapping[str, Any]) -> pd.DataFrame:
+    """``meta["load"]`` as a table: one row per class."""
+    from . import analysis
+
+    return analysis.load_frame(load)
+
+
 def _stats_table(res: Results, by: str | None) -> str:
     from . import analysis
 
@@ -328,6 +335,22 @@ def run_html(res: Results, title: str | None = None) -> str:
     ]
     if not res.samples.empty:
         body.append(figure(plots.queue_timeseries(res), "queues", "queue occupancy over time"))
+        if "util" in res.samples:
+            body.append(
+                figure(
+                    plots.link_timeseries(res),
+                    "utilization",
+                    "port utilization and goodput per class over time",
+                )
+            )
+    if m.get("load"):
+        body += [
+            "<h2>Offered vs carried load</h2>",
+            "<p>Per class over the measurement window: offered = bytes of flows that start "
+            "in it, carried = payload bytes delivered in it; as rates and as a fraction of "
+            "the host links' total capacity.</p>",
+            table(analysis_load_frame(m["load"]), left=["class"]),
+        ]
     body += [
         "<h2>Queues</h2>",
         _queue_table(res),

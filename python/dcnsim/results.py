@@ -97,6 +97,19 @@ SAMPLE_SCHEMA: dict[str, pa.DataType] = {
     "port": pa.int64(),
     "queue": pa.int64(),
     "bytes": pa.int64(),
+    "tx_bytes": pa.int64(),
+    "util": pa.float64(),
+    "drops": pa.int64(),
+    "marks": pa.int64(),
+}
+#: Goodput per traffic class over time (written when sampling is on; absent in results saved
+#: before it existed, which therefore stay complete and cached).
+CLASS_SAMPLE_SCHEMA: dict[str, pa.DataType] = {
+    "t_s": pa.float64(),
+    "class_id": pa.int64(),
+    "class": pa.string(),
+    "bytes": pa.int64(),
+    "goodput_bps": pa.float64(),
 }
 TRACE_SCHEMA: dict[str, pa.DataType] = {
     "t_s": pa.float64(),
@@ -116,6 +129,9 @@ SCHEMAS = {
     "samples": SAMPLE_SCHEMA,
     "traces": TRACE_SCHEMA,
 }
+#: Tables a result directory may lack (older results): read when present, else empty.
+OPTIONAL_SCHEMAS = {"class_samples": CLASS_SAMPLE_SCHEMA}
+OPTIONAL_FILES = tuple(f"{name}.parquet" for name in OPTIONAL_SCHEMAS)
 
 # Fixed writer options: same input, same bytes.
 _PARQUET_OPTS: dict[str, Any] = {
@@ -187,7 +203,9 @@ class Results:
     """One run's results.
 
     ``flows``: one row per flow (see docs/python-api.md for the columns); ``queues``: one row per
-    switch/host egress queue; ``samples``: optional queue-length time series (may be empty);
+    switch/host egress queue; ``samples``: optional per-(port, queue) time series of queue
+    length, bytes sent, port utilization, drops and ECN marks per interval (may be empty);
+    ``class_samples``: optional goodput per traffic class per interval (may be empty);
     ``meta``: seed, versions, events, packet_hops, wall_s, config_hash, ...; ``scenario``: the
     normalized scenario that produced them; ``traces``: optional per-flow sender time series
     (``output.trace_flows``; may be empty).
@@ -200,6 +218,7 @@ class Results:
     scenario: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     traces: pd.DataFrame = field(default_factory=pd.DataFrame)
+    class_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     # -- construction ------------------------------------------------------------------------
 
@@ -214,13 +233,15 @@ class Results:
     ) -> Results:
         """Wrap the dict returned by ``_core.run``."""
         meta = dict(out.get("meta") or {})
-        columns = {name: dict(out.get(name) or {}) for name in SCHEMAS}
+        all_schemas = {**SCHEMAS, **OPTIONAL_SCHEMAS}
+        columns = {name: dict(out.get(name) or {}) for name in all_schemas}
         flows = columns["flows"]
         if "class" not in flows and "class_id" in flows and meta.get("classes"):
             names = list(meta["classes"])
             flows["class"] = [names[int(i)] for i in flows["class_id"]]
         tables = {
-            name: _from_arrow(_to_arrow(columns[name], schema)) for name, schema in SCHEMAS.items()
+            name: _from_arrow(_to_arrow(columns[name], schema))
+            for name, schema in all_schemas.items()
         }
         meta["config_hash"] = config_hash
         if extra_meta:
@@ -232,6 +253,7 @@ class Results:
             meta,
             scenario,
             traces=tables["traces"],
+            class_samples=tables["class_samples"],
         )
 
     # -- persistence -------------------------------------------------------------------------
@@ -252,7 +274,7 @@ class Results:
         tmp = target.parent / f".{target.name}{TMP_MARK}{tag}"
         tmp.mkdir()
         try:
-            for name, schema in SCHEMAS.items():
+            for name, schema in {**SCHEMAS, **OPTIONAL_SCHEMAS}.items():
                 table = _frame_to_arrow(getattr(self, name), schema)
                 _write_parquet(table, tmp / f"{name}.parquet")
             _write_text(tmp / "scenario.json", _dump_json(self.scenario))
@@ -263,7 +285,7 @@ class Results:
                 # the new directory first (a kill from here on leaves it in `tmp`, which
                 # clean_stale_temp moves back).
                 for child in sorted(target.iterdir()):
-                    if child.name not in FILES:
+                    if child.name not in FILES + OPTIONAL_FILES:
                         os.replace(child, tmp / child.name)
                 old = target.parent / f".{target.name}{OLD_MARK}{tag}"
                 os.replace(target, old)
@@ -405,6 +427,9 @@ def load(directory: str | os.PathLike[str]) -> Results:
         missing = [f for f in FILES if not (d / f).is_file()]
         raise FileNotFoundError(f"{d} is not a complete dcnsim result (missing: {missing})")
     tables = {name: _from_arrow(pq.read_table(d / f"{name}.parquet")) for name in SCHEMAS}
+    for name in OPTIONAL_SCHEMAS:
+        f = d / f"{name}.parquet"
+        tables[name] = _from_arrow(pq.read_table(f)) if f.is_file() else pd.DataFrame()
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
     return Results(
@@ -415,6 +440,7 @@ def load(directory: str | os.PathLike[str]) -> Results:
         scenario,
         path=d.absolute(),
         traces=tables["traces"],
+        class_samples=tables["class_samples"],
     )
 
 
@@ -490,7 +516,10 @@ def clean_stale_temp(
                 continue
             if target.is_dir():
                 for entry in sorted(child.iterdir()):
-                    if entry.name not in FILES and not (target / entry.name).exists():
+                    if (
+                        entry.name not in FILES + OPTIONAL_FILES
+                        and not (target / entry.name).exists()
+                    ):
                         os.replace(entry, target / entry.name)
         except OSError:
             pass

@@ -19,7 +19,7 @@ import pytest
 import dcnsim
 from dcnsim import cli, config
 from dcnsim.errors import DcnsimWarning
-from dcnsim.results import FILES, check_output, clean_stale_temp
+from dcnsim.results import FILES, OPTIONAL_FILES, check_output, clean_stale_temp
 
 SMALL: dict[str, Any] = {
     "topology": {"kind": "star", "hosts": 4, "link": {"rate": "10Gbps", "delay": "1us"}},
@@ -315,7 +315,7 @@ def test_incast_scenario_honours_the_seed(real_core) -> None:
 
 
 def test_files_list_is_the_projects(tmp_path) -> None:
-    # the carry-over rule depends on FILES naming exactly what save() writes
+    # the carry-over rule depends on FILES (+ OPTIONAL_FILES) naming exactly what save() writes
     import dcnsim
 
     res = dcnsim.run(
@@ -336,4 +336,4 @@ def test_files_list_is_the_projects(tmp_path) -> None:
         progress=False,
     )
     res.save(tmp_path / "r")
-    assert set(os.listdir(tmp_path / "r")) == set(FILES)
+    assert set(os.listdir(tmp_path / "r")) == set(FILES + OPTIONAL_FILES)

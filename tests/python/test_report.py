@@ -142,7 +142,8 @@ def test_real_run_and_sweep_reports_in_chromium(tmp_path: Path, real_core) -> No
     dcnsim.run(None, set=short, progress=False).save(tmp_path / "r")
     assert cli.main(["report", str(tmp_path / "r")]) == 0
     shown = render(tmp_path / "r" / "report.html")
-    assert shown.console == [] and shown.loaded == shown.total == 4
+    # FCT CDF, p99 slowdown and FCT by size, queues, utilization + class goodput
+    assert shown.console == [] and shown.loaded == shown.total == 5
     sw.sweep(None, {"classes[0].workload.load": [0.2, 0.5]}, seeds=2, jobs=2, set=short,
              out_dir=tmp_path / "sw", progress=False)  # fmt: skip
     assert cli.main(["report", str(tmp_path / "sw")]) == 0

@@ -10,7 +10,14 @@ import pytest
 
 import dcnsim
 from dcnsim import results as results_mod
-from dcnsim.results import FILES, FLOW_SCHEMA, QUEUE_SCHEMA, clean_stale_temp, is_complete
+from dcnsim.results import (
+    FILES,
+    FLOW_SCHEMA,
+    OPTIONAL_FILES,
+    QUEUE_SCHEMA,
+    clean_stale_temp,
+    is_complete,
+)
 
 
 def _run(seed: int = 1, **kw) -> dcnsim.Results:
@@ -35,7 +42,7 @@ def test_save_load_roundtrip(tmp_path: Path, fake) -> None:
     r = _run()
     path = r.save(tmp_path / "out")
     assert is_complete(path)
-    assert sorted(os.listdir(path)) == sorted(FILES)
+    assert sorted(os.listdir(path)) == sorted(FILES + OPTIONAL_FILES)
     back = dcnsim.load(path)
     for name in ("flows", "queues", "samples"):
         pd.testing.assert_frame_equal(getattr(r, name), getattr(back, name))

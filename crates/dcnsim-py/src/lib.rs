@@ -188,7 +188,31 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     cols_u64(py, &samples, "port", &s.port)?;
     cols_u64(py, &samples, "queue", &s.queue)?;
     cols_u64(py, &samples, "bytes", &s.bytes)?;
+    cols_u64(py, &samples, "tx_bytes", &s.tx_bytes)?;
+    samples.set_item("util", &s.util)?;
+    cols_u64(py, &samples, "drops", &s.drops)?;
+    cols_u64(py, &samples, "marks", &s.marks)?;
     res.set_item("samples", samples)?;
+
+    let c = &out.class_samples;
+    let class_samples = PyDict::new(py);
+    class_samples.set_item("t_s", &c.t_s)?;
+    cols_u64(py, &class_samples, "class_id", &c.class_id)?;
+    let cnames: Vec<&str> = c
+        .class_id
+        .iter()
+        .map(|&i| {
+            out.meta
+                .classes
+                .get(i as usize)
+                .map(|s| s.as_str())
+                .unwrap_or("")
+        })
+        .collect();
+    class_samples.set_item("class", cnames)?;
+    cols_u64(py, &class_samples, "bytes", &c.bytes)?;
+    class_samples.set_item("goodput_bps", &c.goodput_bps)?;
+    res.set_item("class_samples", class_samples)?;
 
     let t = &out.traces;
     let traces = PyDict::new(py);
@@ -234,6 +258,16 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         meta.set_item("segment_delivery", d)?;
     }
     meta.set_item("end", &m.end)?;
+    let load = PyDict::new(py);
+    for (name, l) in m.classes.iter().zip(&m.load) {
+        let d = PyDict::new(py);
+        d.set_item("offered_bps", l.offered_bps)?;
+        d.set_item("carried_bps", l.carried_bps)?;
+        d.set_item("offered_load", l.offered_load)?;
+        d.set_item("carried_load", l.carried_load)?;
+        load.set_item(name, d)?;
+    }
+    meta.set_item("load", load)?;
     res.set_item("meta", meta)?;
     Ok(res.unbind())
 }

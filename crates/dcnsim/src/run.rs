@@ -3,7 +3,7 @@
 
 use crate::scenario::build::{Built, FileReader};
 use crate::scenario::{ConfigError, Scenario};
-use crate::sim::results::{FlowTable, QueueTable, SampleTable, TraceTable};
+use crate::sim::results::{ClassSampleTable, FlowTable, QueueTable, SampleTable, TraceTable};
 use dcnsim_engine::{to_secs, Time};
 use std::time::Instant;
 
@@ -40,12 +40,30 @@ pub struct RunMeta {
     /// How the run ended: "complete", "horizon", "max_events", "idle", "pfc_deadlock"
     /// (the PFC watchdog stopped it) or "interrupted".
     pub end: String,
+    /// Per class (in `classes` order): offered and carried load over the measurement
+    /// window (see [`ClassLoad`]).
+    pub load: Vec<ClassLoad>,
+}
+
+/// Offered vs carried load of one class over the measurement window
+/// `[warmup, duration − cooldown)`.
+#[derive(Clone, Debug, Default)]
+pub struct ClassLoad {
+    /// Bytes of the class's flows that start in the window, per second of window, in bits/s.
+    pub offered_bps: f64,
+    /// Payload bytes delivered to the class's receivers during the window, in bits/s.
+    pub carried_bps: f64,
+    /// Both as a fraction of Σ host link rates (the workload generator's default
+    /// `load_basis = "host_links"` capacity).
+    pub offered_load: f64,
+    pub carried_load: f64,
 }
 
 pub struct RunOutput {
     pub flows: FlowTable,
     pub queues: QueueTable,
     pub samples: SampleTable,
+    pub class_samples: ClassSampleTable,
     pub traces: TraceTable,
     pub meta: RunMeta,
 }
@@ -68,6 +86,9 @@ pub fn run_built(
     } else {
         b.max_events
     };
+    if let Some(c) = sim.pcap.as_mut() {
+        c.open();
+    }
     let mut events = 0u64;
     let end;
     loop {
@@ -113,10 +134,15 @@ pub fn run_built(
             break;
         }
     }
+    if let Some(c) = b.sim.pcap.as_mut() {
+        let notes = c.finish();
+        b.sim.notes.extend(notes);
+    }
     let sim = &b.sim;
     let flows = sim.flow_table();
     let mut warnings = b.warnings.clone();
     warnings.extend(sim.notes.iter().cloned());
+    let load = class_load(sim, &flows, b.class_names.len());
     let unfinished = sim.flows.len() as u64 - sim.flows.completed as u64;
     if unfinished > 0 && (end == "horizon" || end == "max_events") {
         let key = if end == "horizon" {
@@ -156,14 +182,42 @@ pub fn run_built(
             )
         }),
         end: end.to_string(),
+        load,
     };
     RunOutput {
         flows,
         queues: sim.queue_table(),
         samples: sim.sample_table(),
+        class_samples: sim.class_sample_table(),
         traces: sim.trace_table(),
         meta,
     }
+}
+
+/// Offered vs carried load per class over the measurement window.
+fn class_load(sim: &crate::sim::Sim, flows: &FlowTable, n: usize) -> Vec<ClassLoad> {
+    let (w0, w1) = sim.window;
+    let secs = to_secs(w1.saturating_sub(w0)).max(f64::MIN_POSITIVE);
+    // The capacity the generator's default load basis uses: Σ host link rates.
+    let cap: f64 = (0..sim.n_hosts)
+        .map(|h| sim.ports[sim.host_port(h) as usize].clock.rate().bps() as f64)
+        .sum();
+    (0..n)
+        .map(|c| {
+            let offered: u64 = (0..flows.size.len())
+                .filter(|&i| flows.in_window[i] && flows.class_id[i] == c as u64)
+                .map(|i| flows.size[i])
+                .sum();
+            let carried = sim.class_rx_win.get(c).copied().unwrap_or(0);
+            let (o, k) = (offered as f64 * 8.0 / secs, carried as f64 * 8.0 / secs);
+            ClassLoad {
+                offered_bps: o,
+                carried_bps: k,
+                offered_load: if cap > 0.0 { o / cap } else { f64::NAN },
+                carried_load: if cap > 0.0 { k / cap } else { f64::NAN },
+            }
+        })
+        .collect()
 }
 
 /// Parses, validates, builds and runs a scenario given as JSON.

@@ -219,6 +219,19 @@ pub struct OutputConfig {
     /// Record a histogram of segment delivery times per class (first transmission to the
     /// first ACK covering the segment; TLT Fig. 16) into `meta["segment_delivery"]`.
     pub segment_delivery: bool,
+    /// Write a packet capture (libpcap, Ethernet/IPv4/TCP headers) to this path, and its
+    /// drops to `<path>.drops.csv` (see `sim::pcap`).
+    pub pcap: Option<String>,
+    /// Flow ids to capture (empty = every flow).
+    pub pcap_flows: Vec<u32>,
+    /// Egress ports `"NODE/PORT"` (node name, port index on that node) to capture at;
+    /// empty = capture packets where they reach their destination host.
+    pub pcap_ports: Vec<String>,
+    /// Capture window [start, stop) (default: the whole run).
+    pub pcap_start: Option<Dur>,
+    pub pcap_stop: Option<Dur>,
+    /// Cap on captured packets (and on drop rows), default 10⁶.
+    pub pcap_max_packets: Option<u64>,
 }
 
 /// Parses a scenario from JSON, reporting the key path of the first error.

@@ -10,6 +10,7 @@
 
 pub mod flow;
 pub mod nearopt;
+pub mod pcap;
 pub mod pfc;
 pub mod results;
 pub mod source;
@@ -143,12 +144,28 @@ pub enum Ecmp {
     PerPacket,
 }
 
-/// One queue-occupancy sample.
+/// One queue sample: occupancy at `t`, and what the queue did since the previous sample
+/// (`output.queue_sample_interval`).
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
     pub t: Time,
     pub port: u32,
     pub queue: u8,
+    pub bytes: u64,
+    /// Bytes dequeued for transmission, drops (any reason) and ECN marks in the interval
+    /// ending at `t` (differences of the queue's cumulative counters).
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub marks: u64,
+    /// Time the port spent serializing in the interval (the same on each of its queues).
+    pub busy: Time,
+}
+
+/// Payload bytes delivered to receivers of one traffic class in the interval ending at `t`.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassSample {
+    pub t: Time,
+    pub class: u16,
     pub bytes: u64,
 }
 
@@ -170,6 +187,19 @@ pub struct Sim {
     pub sample_every: Time,
     pub sample_ports: Vec<u32>,
     pub samples: Vec<Sample>,
+    /// The cumulative counters (bytes out, drops, marks) of each sampled (port, queue) at
+    /// the previous sample, in sampling order.
+    pub sample_prev: Vec<[u64; 4]>,
+    pub class_samples: Vec<ClassSample>,
+    /// Payload bytes of data segments delivered to receivers, per traffic class: in total
+    /// (a retransmitted copy the receiver already had counts again) and inside the
+    /// measurement window `window` = [warmup, duration − cooldown).
+    pub class_rx: Vec<u64>,
+    pub class_rx_win: Vec<u64>,
+    pub class_rx_prev: Vec<u64>,
+    pub window: (Time, Time),
+    /// Packet capture (`output.pcap`); `None` = off.
+    pub pcap: Option<Box<pcap::Capture>>,
     pub trace_every: Time,
     pub trace_flows: Vec<u32>,
     pub traces: Vec<flow::TraceRow>,
@@ -289,6 +319,13 @@ impl Sim {
             sample_every: 0,
             sample_ports: Vec::new(),
             samples: Vec::new(),
+            sample_prev: Vec::new(),
+            class_samples: Vec::new(),
+            class_rx: Vec::new(),
+            class_rx_win: Vec::new(),
+            class_rx_prev: Vec::new(),
+            window: (0, Time::MAX),
+            pcap: None,
             trace_every: 0,
             max_samples: usize::MAX,
             max_trace_rows: usize::MAX,
@@ -408,9 +445,16 @@ impl Sim {
             self.scheme.on_receive(self.arena.get(id), host, now);
         }
         self.counters.delivered += 1;
-        if self.arena.get(id).kind == PktKind::Raw {
+        if self.pcap.is_some() {
+            self.pcap_on_receive(id);
+        }
+        let p = self.arena.get(id);
+        if p.kind == PktKind::Raw {
             self.sources.on_receive(self.arena.get(id), now);
         } else {
+            if p.kind == PktKind::Data {
+                self.count_delivered(p.flow, p.payload as u64, now);
+            }
             self.on_flow_packet(id);
         }
         self.arena.free(id);
@@ -480,7 +524,23 @@ impl Sim {
         true
     }
 
+    /// Goodput accounting per traffic class (the class samples and the carried load).
+    #[inline]
+    fn count_delivered(&mut self, flow: u32, payload: u64, now: Time) {
+        let tc = self.flows.desc[flow as usize].traffic_class as usize;
+        if let Some(c) = self.class_rx.get_mut(tc) {
+            *c += payload;
+            // One unsigned comparison: now in [w0, w1).
+            if now.wrapping_sub(self.window.0) < self.window.1 - self.window.0 {
+                self.class_rx_win[tc] += payload;
+            }
+        }
+    }
+
     fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
+        if self.pcap.is_some() {
+            self.pcap_on_drop(port, qi, id, why);
+        }
         let c = self.arena.get(id).colour;
         self.ports[port as usize].count_drop(qi, why, c);
         self.counters.dropped += 1;
@@ -549,6 +609,9 @@ impl Sim {
         if self.pfc.is_some() {
             // The packet has left this switch: its ingress count drops (IEEE 802.1Qbb).
             self.pfc_on_leave(port, id);
+        }
+        if self.pcap.is_some() {
+            self.pcap_on_tx(port, id);
         }
     }
 
@@ -645,17 +708,50 @@ impl Sim {
             ));
             return;
         }
+        let mut k = 0;
         for &p in &self.sample_ports {
             let port = &self.ports[p as usize];
             let nq = self.profiles[port.profile as usize].nq;
             for q in 0..nq {
+                let s = &port.stats[q as usize];
+                // Serialization time up to now: the current packet's remaining time is
+                // already in `busy_time` (a token bucket lets packets go at once: none).
+                let ahead = match port.tb_depth {
+                    None => port.busy_until.saturating_sub(now),
+                    Some(_) => 0,
+                };
+                let busy = port.busy_time - ahead;
+                let cum = [s.bytes_out, s.drops.iter().sum(), s.ecn_marks, busy];
+                if k == self.sample_prev.len() {
+                    self.sample_prev.push([0; 4]);
+                }
+                let prev = std::mem::replace(&mut self.sample_prev[k], cum);
+                k += 1;
                 self.samples.push(Sample {
                     t: now,
                     port: p,
                     queue: q,
                     bytes: port.q[q as usize].bytes,
+                    tx_bytes: cum[0] - prev[0],
+                    drops: cum[1] - prev[1],
+                    marks: cum[2] - prev[2],
+                    busy: cum[3] - prev[3],
                 });
             }
+        }
+        self.class_rx_prev.resize(self.class_rx.len(), 0);
+        for (c, (&cum, prev)) in self
+            .class_rx
+            .iter()
+            .zip(self.class_rx_prev.iter_mut())
+            .enumerate()
+        {
+            self.class_samples.push(ClassSample {
+                t: now,
+                class: c as u16,
+                bytes: cum - *prev,
+            });
+            *prev = cum;
         }
         if self.sample_every > 0 && self.has_work() {
             self.ev.push(now + self.sample_every, Event::Sample);

@@ -113,6 +113,24 @@ pub struct SampleTable {
     pub port: Vec<u64>,
     pub queue: Vec<u64>,
     pub bytes: Vec<u64>,
+    /// In the interval since the previous sample: bytes dequeued from the queue
+    /// toward the wire, the port's utilization (time spent serializing / interval,
+    /// the same on each queue row of a port), drops and ECN marks.
+    pub tx_bytes: Vec<u64>,
+    pub util: Vec<f64>,
+    pub drops: Vec<u64>,
+    pub marks: Vec<u64>,
+}
+
+/// Goodput per traffic class over time (`output.queue_sample_interval`).
+#[derive(Default, Debug, Clone)]
+pub struct ClassSampleTable {
+    pub t_s: Vec<f64>,
+    pub class_id: Vec<u64>,
+    /// Payload bytes of data segments delivered to receivers in the interval ending at
+    /// `t_s`, and as a rate over that interval.
+    pub bytes: Vec<u64>,
+    pub goodput_bps: Vec<f64>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -285,12 +303,37 @@ impl Sim {
 
     pub fn sample_table(&self) -> SampleTable {
         let mut t = SampleTable::default();
+        // The first sample is at time 0 (nothing before it); each later one covers
+        // `sample_every`.
+        let iv = to_secs(self.sample_every.max(1));
         for s in &self.samples {
+            let port = &self.ports[s.port as usize];
             t.t_s.push(to_secs(s.t));
-            t.node.push(self.ports[s.port as usize].node as u64);
+            t.node.push(port.node as u64);
             t.port.push(s.port as u64);
             t.queue.push(s.queue as u64);
             t.bytes.push(s.bytes);
+            t.tx_bytes.push(s.tx_bytes);
+            t.util
+                .push(if s.t == 0 { 0.0 } else { to_secs(s.busy) / iv });
+            t.drops.push(s.drops);
+            t.marks.push(s.marks);
+        }
+        t
+    }
+
+    pub fn class_sample_table(&self) -> ClassSampleTable {
+        let mut t = ClassSampleTable::default();
+        let iv = to_secs(self.sample_every.max(1));
+        for s in &self.class_samples {
+            t.t_s.push(to_secs(s.t));
+            t.class_id.push(s.class as u64);
+            t.bytes.push(s.bytes);
+            t.goodput_bps.push(if s.t == 0 {
+                0.0
+            } else {
+                s.bytes as f64 * 8.0 / iv
+            });
         }
         t
     }
