@@ -7,10 +7,10 @@ from the fluid max-min solver :func:`dcnsim.fluid.maxmin`.
 
 Figures: 2 and 3 (calculation), 4 (simulation, both cases, all six schemes), 5 (Case 1
 time series), 6 (partial delivery vs r), 7 (fair-share estimate vs T_int), 8 and 11 (many
-short regular flows), 9 and 10a (budget timeline, simulated and calculated), 12
-(convergence), 13–17 (the three workloads on a 20-server ToR; speed-ups vs no prioritization).
-Not built: Fig 10b (exploit size needed per α/r); the reduced scale runs the r sweep of Figs
-13–17 at one point (r = 0.5, α = 1, Workload 3 only).
+short regular flows), 9 and 10a (budget timeline, simulated and calculated), 10b (exploit size
+needed per α/r, calculated), 12 (convergence), 13–17 (the three workloads on a 20-server ToR;
+speed-ups vs no prioritization). The reduced scale runs the r sweep of Figs 13–17 at one
+point (r = 0.5, α = 1, Workload 3 only).
 """
 
 from __future__ import annotations
@@ -493,10 +493,79 @@ def spendable_fraction(d_exploit: int, low_share: float | None = None) -> float:
     competition: the exploit share of the cycle × what going LOW costs (1 − low / fair, from
     the fluid solver with DRR 9:1)."""
     if low_share is None:
-        fair = maxmin([[0], [0]], [LINE])[0]
-        low = maxmin([[0], [0]], [LINE], weights=[1.0, 9.0])[0]
-        low_share = low / fair
+        low_share = _low_share()
     return d_exploit / (2 + d_exploit) * (1 - low_share)
+
+
+def _low_share() -> float:
+    """Rate at LOW / fair share in the two-flow competition under DRR 9:1 (fluid solver): 1/5."""
+    fair = maxmin([[0], [0]], [LINE])[0]
+    low = maxmin([[0], [0]], [LINE], weights=[1.0, 9.0])[0]
+    return low / fair
+
+
+def exploit_needed(factor: float, low_share: float | None = None) -> int | None:
+    """REFLEX Fig. 10b: the smallest D_exploit (1:1 warmup:measure) at which a flexible flow
+    with freedom factor α (or r) can spend all the freedom it has, 1 − factor of its fair
+    share, in a two-flow competition; ``None`` if no exploit size suffices.
+
+    The spendable fraction of Fig. 10a, D/(2 + D)·(1 − ℓ) with ℓ = low / fair (paper §6.4),
+    must reach 1 − factor: D·(factor − ℓ) ≥ 2·(1 − factor), i.e.
+    D ≥ 2·(1 − factor) / (factor − ℓ). The same bound is where Algorithm 1's budget (spec
+    §5.2.4) stops covering a LOW exploit phase every cycle: a cycle earns (1 − α)·R_fair over
+    the 2 HIGH intervals and loses (α − ℓ)·R_fair over the D LOW ones. The r axis is read the
+    same way as α [CHOICE: the paper plots "α/r" on one axis; 1 − r of the data may be dropped,
+    i.e. the delivered fraction of the fair share may fall to r]."""
+    ell = _low_share() if low_share is None else low_share
+    if factor >= 1.0:
+        return 0  # no freedom to spend
+    if factor <= ell:
+        return None  # even D → ∞ spends only 1 − ℓ < 1 − factor
+    return max(1, math.ceil(2 * (1 - factor) / (factor - ell) - 1e-9))
+
+
+#: The α/r grid of Fig. 10b and the paper's default exploit size (§6.4).
+FIG10B_FACTORS = tuple(round(0.1 * i, 1) for i in range(11))
+D_EXPLOIT_DEFAULT = 3
+
+
+def eval_fig10b(c: Ctx, fd: Finding) -> None:
+    need = {a: exploit_needed(a) for a in FIG10B_FACTORS}
+    ok = [a for a, d in need.items() if d is not None and d <= D_EXPLOIT_DEFAULT]
+    frac = spendable_fraction(D_EXPLOIT_DEFAULT)
+    fd.ours = (
+        "D_exploit needed per α/r: "
+        + ", ".join(f"{a}: {'none' if d is None else d}" for a, d in need.items())
+        + f"; at D_exploit {D_EXPLOIT_DEFAULT} (spendable {frac:.2f}) the whole freedom is "
+        f"spendable for α/r ≥ {min(ok)} on the 0.1 grid (continuous bound 1 − {frac:.2f} = "
+        f"{1 - frac:.2f})"
+    )
+    fd.stats = {"threshold_de3": _pt(min(ok)), "continuous_threshold_de3": _pt(1 - frac)}
+    finite = [need[a] for a in FIG10B_FACTORS if need[a] is not None]
+    fd.judge(
+        threshold_0_6_at_de3=exact(abs(min(ok) - 0.6) < 1e-9),
+        none_suffices_at_or_below_0_2=exact(all(need[a] is None for a in (0.0, 0.1, 0.2))),
+        non_increasing_in_alpha=exact(all(x >= y for x, y in pairwise(finite))),
+    )
+    fd.note += (
+        " Exact in 1:1 warmup:measure and DRR 9:1 (LOW gets 1/5 of the fair share): the "
+        "continuous threshold at D_exploit 3 is α/r ≥ 0.52; on the paper's 0.1 grid the first "
+        "value that can spend its whole freedom is 0.6 (0.5 needs D_exploit 4)."
+    )
+
+    def plot(ax: Any) -> None:
+        xs = [a for a in FIG10B_FACTORS if 0 < a < 1]
+        ys = [_pt(math.nan if need[a] is None else float(need[a])) for a in xs]
+        lines(
+            ax,
+            xs,
+            {"calc": ys},
+            xlabel="α / r",
+            ylabel="D_exploit needed (intervals)",
+            ref=D_EXPLOIT_DEFAULT,
+        )
+
+    fd.plot = plot
 
 
 def plan_fig9(c: Ctx) -> None:
@@ -1017,6 +1086,15 @@ FIGURES = [
         eval_fig9,
     ),
     Figure(
+        "Fig10b",
+        "exploit size needed to spend the freedom α/r permits; at D_exploit 3 (48 %) REFLEX "
+        "benefits α and r ≥ 0.6",
+        "D ≥ 2(1 − α)/(α − 1/5): smallest α/r on the 0.1 grid with needed D ≤ 3 is exactly "
+        "0.6; none suffices for α/r ≤ 0.2; needed D non-increasing in α/r",
+        [plan_none],
+        eval_fig10b,
+    ),
+    Figure(
         "Fig11",
         "with many short regular flows the flexible flow's rate at LOW equals its rate at HIGH, "
         "and so does its estimate",
@@ -1150,8 +1228,12 @@ host links (20 flows/s), regular flows per workload, uniformly random distinct p
 Reduced: 1 s warm-up, 2 s measured, 1 s cool-down, one seed, α = 0.8, and r = 0.5 (α = 1) for
 Workload 3; full: the paper's 16 s, 3 seeds, α = 0 … 1 and r = 0 … 0.9 for every workload.
 
-Not built: Fig 10b (exploit size needed per α/r); the reduced scale runs the r sweep of Figs
-13–17 at one point (r = 0.5, α = 1, Workload 3 only).
+- Fig 10b plots "α/r" on one axis: r is read like α (the delivered fraction of the fair
+  share may fall to r). The calculation gives α/r ≥ 0.52 at D_exploit 3; the paper's "≥ 0.6"
+  is the first value of its 0.1 grid above that.
+
+The reduced scale runs the r sweep of Figs 13–17 at one point (r = 0.5, α = 1, Workload 3
+only).
 """
 
 REPRO = Reproduction(
