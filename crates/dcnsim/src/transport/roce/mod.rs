@@ -8,14 +8,15 @@
 //!   rate when packet loss occurs" (TLT §6; mechanisms §4.9).
 //! - **Receiver (responder NIC)**: go-back-N accepts packets in PSN order only, ACKs every
 //!   `ack_every` in-order packets and the last, NACKs the first out-of-order packet of each
-//!   gap and discards the rest (selective repeat keeps them and NACKs each with its PSN); as DCQCN's notification point it answers CE-marked data with a CNP,
-//!   at most one per flow per CNP interval ([`dcqcn::CnpPacer`]).
+//!   gap and discards the rest (selective repeat keeps them and NACKs each with its PSN);
+//!   as DCQCN's notification point it answers CE-marked data with a CNP, at most one per
+//!   flow per CNP interval ([`dcqcn::CnpPacer`]).
 //! - **Rate control**: [`RoceCc`]: none (line rate) or DCQCN's reaction point
 //!   ([`dcqcn::Dcqcn`]), whose rate-increase timer is [`Timer::Aux`].
 //!
 //! Loss recovery and rate control are separate values so that each can be replaced (IRN
-//! replaces the recovery; HPCC, a window from INT echoed in ACKs, would replace the rate). Not modelled: per-NIC arbitration
-//! among QPs (each QP paces itself; packets of QPs of one host meet in the host port's class
+//! replaces the recovery; HPCC, a window from INT echoed in ACKs, would replace the rate).
+//! Not modelled: per-NIC arbitration among QPs (each QP paces itself; packets of QPs of one host meet in the host port's class
 //! queue, FIFO), the NIC's own PFC-aware scheduling across QPs, message/WQE structure beyond
 //! one message per flow, read/atomic verbs.
 
