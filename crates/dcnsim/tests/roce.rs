@@ -318,3 +318,135 @@ fn a_roce_transport_round_trips_without_tcp_keys() {
         dcnsim::scenario::roce::RoceConfig::default()
     );
 }
+
+/// One 1 MB message (1000 packets) at line rate with PSN 100 dropped once, under `recovery`.
+fn one_loss(recovery: &str) -> RunOutput {
+    run(&star(
+        1,
+        1,
+        "1MB",
+        "",
+        &format!(r#""cc": "none", "recovery": "{recovery}""#),
+        r#", "scheme": {"kind": "test", "drop_data_seq": 100}, "run": {"duration": "10ms", "horizon": "10ms"}"#,
+    ))
+}
+
+#[test]
+fn irn_resends_only_the_lost_packet() {
+    // IRN §3.1 (mechanisms §4.10): the receiver keeps 101.. and NACKs each with the SACKed
+    // PSN; the sender resends PSN 100 alone. Go-back-N (test above) resends ~22.
+    let gbn = one_loss("gbn").flows.retx_pkts[0];
+    for rec in ["irn", "sack"] {
+        let out = one_loss(rec);
+        let f = &out.flows;
+        eprintln!(
+            "{rec}: retx {} data {} (go-back-N retx {gbn})",
+            f.retx_pkts[0], f.data_pkts[0]
+        );
+        assert!(f.completed[0]);
+        assert_eq!(f.drops[0], 1);
+        assert_eq!(f.retx_pkts[0], 1, "{rec}: one loss, one retransmission");
+        assert_eq!(f.data_pkts[0], 1001);
+        assert_eq!(f.fast_retx[0], 1, "{rec}: one recovery episode");
+        assert_eq!(f.rto_count[0], 0, "{rec}: recovered without a timeout");
+    }
+    assert!(gbn > 10, "go-back-N resends the tail: {gbn}");
+}
+
+/// The most packets one 1 MB message had outstanding during its first 100 µs (it is still
+/// sending then: 1 MB takes 216 µs at 40 Gb/s).
+fn max_outstanding(roce: &str) -> u64 {
+    let json = star(
+        1,
+        1,
+        "1MB",
+        "",
+        roce,
+        r#", "run": {"duration": "10ms", "horizon": "10ms"}"#,
+    );
+    let sc = from_json(&json).unwrap();
+    let mut b = sc.build(&FsReader).unwrap();
+    b.sim.run(100 * dcnsim_engine::US, u64::MAX);
+    b.sim.roce_flow(0).unwrap().max_outstanding().unwrap()
+}
+
+#[test]
+fn irn_bdp_fc_caps_outstanding_packets_at_the_bdp() {
+    // IRN §3.2: at most ⌈BDP / payload⌉ packets outstanding. 18750 B / 1000 B = 19.
+    let irn = max_outstanding(r#""cc": "none", "recovery": "irn""#);
+    assert_eq!(irn, 19);
+    // base_rtt: 40 Gb/s × 2 µs = 10 kB = 10 packets.
+    let rtt = max_outstanding(r#""cc": "none", "recovery": "irn", "base_rtt": "2us""#);
+    assert_eq!(rtt, 10);
+    // DCQCN+SACK has no cap: one RTT (~5 µs, ~23 packets at 40 Gb/s) is outstanding.
+    let sack = max_outstanding(r#""cc": "none", "recovery": "sack""#);
+    eprintln!("max outstanding: irn {irn}, irn base_rtt 2us {rtt}, sack {sack}");
+    assert!(sack > 19, "{sack}");
+}
+
+#[test]
+fn a_lossy_incast_without_pfc_completes_under_irn_with_fewer_retransmissions() {
+    // 16 senders × 400 kB with DCQCN into one port with a 200 kB shared buffer, no PFC (IRN
+    // runs without PFC). Even IRN's 16 × 19 outstanding packets (329 kB on the wire) overflow
+    // it; every flow still completes, and IRN resends far fewer packets than go-back-N.
+    let incast = |rec: &str| {
+        run(&star(
+            16,
+            1,
+            "400kB",
+            r#", "shared_buffer": "200kB""#,
+            &format!(r#""recovery": "{rec}""#),
+            r#", "run": {"duration": "1ms", "horizon": "100ms"}"#,
+        ))
+    };
+    let gbn = incast("gbn");
+    let irn = incast("irn");
+    let sack = incast("sack");
+    let line = |n: &str, o: &RunOutput| {
+        eprintln!(
+            "{n}: dropped {}, completed {}, retx {}, timeouts {}, max FCT {:.1} us",
+            o.meta.dropped,
+            o.meta.flows_completed,
+            sum(&o.flows.retx_pkts),
+            sum(&o.flows.rto_count),
+            o.flows.fct_s.iter().copied().fold(0.0f64, f64::max) * 1e6
+        )
+    };
+    line("gbn", &gbn);
+    line("irn", &irn);
+    line("sack", &sack);
+    for o in [&gbn, &irn, &sack] {
+        assert!(o.meta.dropped > 0, "the incast is lossy");
+        assert_eq!(o.meta.flows_completed, 16);
+    }
+    let (g, i, s) = (
+        sum(&gbn.flows.retx_pkts),
+        sum(&irn.flows.retx_pkts),
+        sum(&sack.flows.retx_pkts),
+    );
+    assert!(2 * i < g, "irn {i} vs gbn {g}");
+    // Without BDP-FC (DCQCN+SACK) the QPs keep injecting new packets at their DCQCN rate
+    // into the full buffer: many more drops, each resent once. The cap is what keeps IRN's
+    // losses low here (IRN §4: BDP-FC matters without PFC).
+    assert!(2 * i < s, "irn {i} vs sack {s}");
+    // Selective repeat resends a packet only if it was lost (or its timer fired): never
+    // more retransmissions than drops plus what timeouts resent.
+    assert!(i >= irn.meta.dropped);
+}
+
+#[test]
+fn bad_recovery_keys_name_the_key() {
+    let cases = [
+        (r#"{"recovery": "hpcc"}"#, "transports.r.roce.recovery", ""),
+        (r#"{"rto_low": "0s"}"#, "transports.r.roce.rto_low", "> 0"),
+        (r#"{"rto_high": "0s"}"#, "transports.r.roce.rto_high", "> 0"),
+        (r#"{"bdp": "0B"}"#, "transports.r.roce.bdp", "at least 1"),
+        (r#"{"base_rtt": "0s"}"#, "transports.r.roce.base_rtt", "> 0"),
+    ];
+    for (roce, path, msg) in cases {
+        let t = format!(r#"{{"r": {{"kind": "roce", "roce": {roce}}}}}"#);
+        let e = err_of(&t);
+        assert_eq!(e.path, path, "{t}: {e:?}");
+        assert!(e.msg.contains(msg), "{t}: {e:?}");
+    }
+}

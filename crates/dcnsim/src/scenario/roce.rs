@@ -7,7 +7,7 @@
 
 use super::{ConfigError, PacketConfig};
 use crate::transport::roce::dcqcn::DcqcnParams;
-use crate::transport::roce::{RoceCc, RoceParams, AETH, CNP_BODY, ROCE_HEADERS};
+use crate::transport::roce::{RoceCc, RoceParams, RoceRecovery, AETH, CNP_BODY, ROCE_HEADERS};
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,19 @@ pub enum RoceCcName {
     Dcqcn,
     /// Line rate always.
     None,
+}
+
+/// The loss recovery of a RoCE transport (docs/rdma.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoceRecoveryName {
+    /// Go-back-N with the static `rto`.
+    #[default]
+    Gbn,
+    /// IRN: selective repeat, BDP-FC, RTO_low / RTO_high.
+    Irn,
+    /// DCQCN+SACK: IRN's selective repeat without the BDP cap, static `rto`.
+    Sack,
 }
 
 /// Which constants the unset DCQCN keys take.
@@ -90,8 +103,23 @@ roce_keys! {
     payload: Bytes = Bytes(1000), "bytes", "1 ..= packet.mtu − 44";
     /// ACK every N in-order packets (and the message's last)
     ack_every: u32 = 1, "packets", "≥ 1";
-    /// static retransmission timeout: go back to the oldest unacknowledged packet (TLT §6: 4 ms)
+    /// loss recovery: `gbn` (go-back-N), `irn` (IRN: selective repeat, BDP-FC, two timeouts) or
+    /// `sack` (DCQCN+SACK: IRN's selective repeat without the BDP cap)
+    recovery: RoceRecoveryName = RoceRecoveryName::Gbn, "`gbn`, `irn`, `sack`", "";
+    /// static retransmission timeout of `gbn` and `sack` (TLT §6: 4 ms)
     rto: Dur = Dur::ms(4), "duration", "> 0";
+    /// `irn`: RTO_low, while at most `rto_low_pkts` packets are outstanding (TLT reference
+    /// code `IrnRtoLow`)
+    rto_low: Dur = Dur::us(454), "duration", "> 0";
+    /// `irn`: RTO_high, otherwise (TLT: base latency plus the largest one-hop queueing delay)
+    rto_high: Dur = Dur::us(1930), "duration", "> 0";
+    /// `irn`: N of RTO_low (IRN paper: 3)
+    rto_low_pkts: u32 = 3, "packets", "";
+    /// `irn` BDP-FC: at most ⌈bdp / payload⌉ packets outstanding (TLT reference code `IrnBdp`,
+    /// 3 µs × 50 Gb/s)
+    bdp: Bytes = Bytes(18750), "bytes", "> 0";
+    /// `irn`: if set, the BDP is the QP line rate × this base RTT instead of `bdp`
+    base_rtt: Option<Dur> = None, "duration", "> 0";
     /// the QP's line rate; unset = the host link rate (every host link must then have one rate)
     line_rate: Option<Bw> = None, "rate", "> 0";
     /// NP: at most one CNP per flow per interval (DCQCN §3.2)
@@ -155,6 +183,18 @@ impl RoceConfig {
         if self.rto.0 == 0 {
             return err("rto", "expected a duration > 0".into());
         }
+        if self.rto_low.0 == 0 {
+            return err("rto_low", "expected a duration > 0".into());
+        }
+        if self.rto_high.0 == 0 {
+            return err("rto_high", "expected a duration > 0".into());
+        }
+        if self.bdp.0 == 0 {
+            return err("bdp", "expected at least 1 byte".into());
+        }
+        if self.base_rtt.is_some_and(|d| d.0 == 0) {
+            return err("base_rtt", "expected a duration > 0".into());
+        }
         let line = match (self.line_rate, host_rate) {
             (Some(b), _) if b.0 == 0 => return err("line_rate", "expected a rate > 0".into()),
             (Some(b), _) => b.rate(),
@@ -207,8 +247,28 @@ impl RoceConfig {
                 clamp_target_rate: self.clamp_target_rate,
             }),
         };
+        let recovery = match self.recovery {
+            RoceRecoveryName::Gbn => RoceRecovery::Gbn,
+            RoceRecoveryName::Sack => RoceRecovery::Sack,
+            RoceRecoveryName::Irn => {
+                // mechanisms §4.10: BDP-FC caps outstanding packets at ⌈BDP / packet⌉.
+                let bdp_bytes = match self.base_rtt {
+                    Some(rtt) => {
+                        (line.0 as u128 * rtt.0 as u128 / (8 * dcnsim_engine::SEC as u128)) as u64
+                    }
+                    None => self.bdp.0,
+                };
+                RoceRecovery::Irn {
+                    bdp: bdp_bytes.div_ceil(self.payload.0).max(1),
+                    rto_low: self.rto_low.0,
+                    rto_high: self.rto_high.0,
+                    low_pkts: self.rto_low_pkts as u64,
+                }
+            }
+        };
         let data_overhead = pkt.eth_overhead + hdr;
         Ok(RoceParams {
+            recovery,
             payload: self.payload.0 as u32,
             ack_every: self.ack_every,
             rto: self.rto.0,

@@ -2,30 +2,34 @@
 //!
 //! - **Sender (requester NIC)**: the message is split into packets of `payload` bytes
 //!   (PSN = packet index); a per-QP rate limiter paces them through [`Timer::Pace`] at the
-//!   rate the congestion control gives (line rate without one); loss recovery is go-back-N
-//!   ([`gbn`]) on a NACK or the static RTO ([`Timer::Sender`]). "DCQCN does not adjust the
+//!   rate the congestion control gives (line rate without one); loss recovery
+//!   ([`RoceRecovery`]) is go-back-N ([`gbn`]) or IRN / DCQCN+SACK selective repeat ([`irn`]),
+//!   on a NACK or a timeout ([`Timer::Sender`]). "DCQCN does not adjust the
 //!   rate when packet loss occurs" (TLT §6; mechanisms §4.9).
-//! - **Receiver (responder NIC)**: accepts packets in PSN order only; ACKs every `ack_every`
-//!   in-order packets and the last; NACKs the first out-of-order packet of each gap and
-//!   discards the rest; as DCQCN's notification point it answers CE-marked data with a CNP,
-//!   at most one per flow per CNP interval ([`dcqcn::CnpPacer`]).
+//! - **Receiver (responder NIC)**: go-back-N accepts packets in PSN order only, ACKs every
+//!   `ack_every` in-order packets and the last, NACKs the first out-of-order packet of each
+//!   gap and discards the rest (selective repeat keeps them and NACKs each with its PSN);
+//!   as DCQCN's notification point it answers CE-marked data with a CNP, at most one per
+//!   flow per CNP interval ([`dcqcn::CnpPacer`]).
 //! - **Rate control**: [`RoceCc`]: none (line rate) or DCQCN's reaction point
 //!   ([`dcqcn::Dcqcn`]), whose rate-increase timer is [`Timer::Aux`].
 //!
-//! Loss recovery and rate control are separate values so that IRN (selective repeat) or HPCC
-//! (a window from INT echoed in ACKs) replace one of them. Not modelled: per-NIC arbitration
-//! among QPs (each QP paces itself; packets of QPs of one host meet in the host port's class
-//! queue, FIFO), the NIC's own PFC-aware scheduling across QPs, message/WQE structure beyond
-//! one message per flow, read/atomic verbs.
+//! Loss recovery and rate control are separate values so that each can be replaced (IRN
+//! replaces the recovery; HPCC, a window from INT echoed in ACKs, would replace the rate).
+//! Not modelled: per-NIC arbitration among QPs (each QP paces itself; packets of QPs of one
+//! host meet in the host port's class queue, FIFO), the NIC's own PFC-aware scheduling
+//! across QPs, message/WQE structure beyond one message per flow, read/atomic verbs.
 
 pub mod dcqcn;
 pub mod gbn;
+pub mod irn;
 
 use super::{Cx, Endpoint, FlowDesc, Timer};
 use crate::packet::{flags, Packet, PktKind};
 use dcnsim_engine::{Rate, Time};
 use dcqcn::{CnpPacer, Dcqcn, DcqcnParams};
 use gbn::{GoBackN, InOrder, Rewind, RxAction};
+use irn::{Rto, SackAction, SackRx, Selective};
 
 /// RoCEv2 headers on top of IP: UDP 8 + BTH 12 + ICRC 4 bytes.
 pub const ROCE_HEADERS: u32 = 8 + 12 + 4;
@@ -41,6 +45,24 @@ pub enum RoceCc {
     Dcqcn(DcqcnParams),
 }
 
+/// The loss recovery of a RoCE transport.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RoceRecovery {
+    /// Go-back-N with the static `rto` (the vanilla NIC; [`gbn`]).
+    Gbn,
+    /// IRN (mechanisms §4.10; [`irn`]): selective repeat from NACK + SACK, at most `bdp`
+    /// packets outstanding (BDP-FC), RTO_low while at most `low_pkts` are outstanding,
+    /// RTO_high otherwise.
+    Irn {
+        bdp: u64,
+        rto_low: Time,
+        rto_high: Time,
+        low_pkts: u64,
+    },
+    /// DCQCN+SACK: IRN's selective repeat without the BDP cap, with the static `rto`.
+    Sack,
+}
+
 /// Runtime parameters of a RoCE transport (the resolved `[transports.NAME.roce]` table).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoceParams {
@@ -53,6 +75,7 @@ pub struct RoceParams {
     /// The QP's line rate (the sending host's link).
     pub line_rate: Rate,
     pub cc: RoceCc,
+    pub recovery: RoceRecovery,
     /// Wire bytes of a data packet's headers, of an ACK / NACK and of a CNP.
     pub data_overhead: u32,
     pub ack_wire: u32,
@@ -67,9 +90,68 @@ impl Default for RoceParams {
             rto: 4 * dcnsim_engine::MS,
             line_rate: Rate::gbps(40),
             cc: RoceCc::Dcqcn(DcqcnParams::tlt()),
+            recovery: RoceRecovery::Gbn,
             data_overhead: 38 + 20 + ROCE_HEADERS,
             ack_wire: 38 + 20 + ROCE_HEADERS + AETH,
             cnp_wire: 38 + 20 + ROCE_HEADERS + CNP_BODY,
+        }
+    }
+}
+
+/// A QP's loss recovery: sender and receiver state.
+enum Qp {
+    Gbn(GoBackN, InOrder),
+    Sel(Selective, SackRx),
+}
+
+impl Qp {
+    #[inline]
+    fn n(&self) -> u64 {
+        match self {
+            Qp::Gbn(t, _) => t.n,
+            Qp::Sel(t, _) => t.n,
+        }
+    }
+    #[inline]
+    fn una(&self) -> u64 {
+        match self {
+            Qp::Gbn(t, _) => t.una,
+            Qp::Sel(t, _) => t.una,
+        }
+    }
+    #[inline]
+    fn has_next(&self) -> bool {
+        match self {
+            Qp::Gbn(t, _) => t.has_next(),
+            Qp::Sel(t, _) => t.has_next(),
+        }
+    }
+    #[inline]
+    fn take(&mut self, now: Time) -> (u64, bool) {
+        match self {
+            Qp::Gbn(t, _) => t.take(now),
+            Qp::Sel(t, _) => t.take(now),
+        }
+    }
+    #[inline]
+    fn deadline(&self) -> Option<Time> {
+        match self {
+            Qp::Gbn(t, _) => t.deadline(),
+            Qp::Sel(t, _) => t.deadline(),
+        }
+    }
+    #[inline]
+    fn done(&self) -> bool {
+        match self {
+            Qp::Gbn(t, _) => t.done(),
+            Qp::Sel(t, _) => t.done(),
+        }
+    }
+    #[inline]
+    fn epsn(&self) -> u64 {
+        match self {
+            Qp::Gbn(_, r) => r.epsn,
+            Qp::Sel(_, r) => r.epsn,
         }
     }
 }
@@ -78,24 +160,47 @@ impl Default for RoceParams {
 pub struct RoceFlow {
     p: RoceParams,
     size: u64,
-    tx: GoBackN,
+    qp: Qp,
     cc: Option<Dcqcn>,
     /// When the pacer lets the next packet leave.
     next_tx: Time,
-    rx: InOrder,
     np: CnpPacer,
 }
 
 impl RoceFlow {
     pub fn new(p: &RoceParams, d: &FlowDesc) -> Self {
         let payload = p.payload.max(1) as u64;
+        let n = d.size.div_ceil(payload).max(1);
+        let qp = match p.recovery {
+            RoceRecovery::Gbn => Qp::Gbn(GoBackN::new(n, p.rto), InOrder::default()),
+            RoceRecovery::Sack => Qp::Sel(
+                Selective::new(n, Rto::fixed(p.rto), None),
+                SackRx::default(),
+            ),
+            RoceRecovery::Irn {
+                bdp,
+                rto_low,
+                rto_high,
+                low_pkts,
+            } => Qp::Sel(
+                Selective::new(
+                    n,
+                    Rto {
+                        low: rto_low,
+                        high: rto_high,
+                        low_pkts,
+                    },
+                    Some(bdp),
+                ),
+                SackRx::default(),
+            ),
+        };
         RoceFlow {
             p: *p,
             size: d.size,
-            tx: GoBackN::new(d.size.div_ceil(payload).max(1), p.rto),
+            qp,
             cc: None,
             next_tx: 0,
-            rx: InOrder::default(),
             np: CnpPacer::default(),
         }
     }
@@ -112,7 +217,14 @@ impl RoceFlow {
     }
     /// Payload bytes acknowledged so far.
     pub fn acked_bytes(&self) -> u64 {
-        (self.tx.una * self.p.payload as u64).min(self.size)
+        (self.qp.una() * self.p.payload as u64).min(self.size)
+    }
+    /// Selective repeat only: the most packets ever outstanding (BDP-FC caps it).
+    pub fn max_outstanding(&self) -> Option<u64> {
+        match &self.qp {
+            Qp::Sel(t, _) => Some(t.max_outstanding),
+            Qp::Gbn(..) => None,
+        }
     }
     /// Payload of packet `psn`.
     #[inline]
@@ -156,37 +268,66 @@ impl Endpoint for RoceFlow {
                         }
                     }
                 }
-                let last = p.seq + 1 == self.tx.n;
-                match self.rx.on_data(p.seq, last, self.p.ack_every.max(1)) {
-                    RxAction::Accept | RxAction::Discard => {}
-                    RxAction::AcceptAck | RxAction::DupAck => {
-                        let a = self.control(cx, PktKind::Ack, self.p.ack_wire, self.rx.epsn);
-                        cx.send(a);
+                let n = self.qp.n();
+                let every = self.p.ack_every.max(1);
+                let reply = match &mut self.qp {
+                    Qp::Gbn(_, rx) => match rx.on_data(p.seq, p.seq + 1 == n, every) {
+                        RxAction::Accept | RxAction::Discard => None,
+                        RxAction::AcceptAck | RxAction::DupAck => Some(PktKind::Ack),
+                        RxAction::Nack => Some(PktKind::Nack),
+                    },
+                    Qp::Sel(_, rx) => match rx.on_data(p.seq, n, every) {
+                        SackAction::Accept => None,
+                        SackAction::Ack => Some(PktKind::Ack),
+                        SackAction::Nack => Some(PktKind::Nack),
+                    },
+                };
+                if let Some(kind) = reply {
+                    let mut a = self.control(cx, kind, self.p.ack_wire, self.qp.epsn());
+                    if kind == PktKind::Nack && matches!(self.qp, Qp::Sel(..)) {
+                        // IRN's NACK: the cumulative PSN (`seq`) and the SACKed PSN, the
+                        // out-of-order packet that triggered it (IRN §3.1).
+                        a.sack[0] = (p.seq, p.seq + 1);
+                        a.n_sack = 1;
                     }
-                    RxAction::Nack => {
-                        let a = self.control(cx, PktKind::Nack, self.p.ack_wire, self.rx.epsn);
-                        cx.send(a);
-                    }
+                    cx.send(a);
                 }
-                if self.rx.epsn >= self.tx.n {
+                if self.qp.epsn() >= n {
                     cx.complete();
                 }
             }
             // ---- requester NIC ----
-            PktKind::Ack if self.tx.on_ack(cx.now, p.seq) => {
-                cx.rearm(Timer::Sender);
-                if self.tx.done() {
-                    cx.close();
+            PktKind::Ack => {
+                let progress = match &mut self.qp {
+                    Qp::Gbn(t, _) => t.on_ack(cx.now, p.seq),
+                    Qp::Sel(t, _) => t.on_ack(cx.now, p.seq),
+                };
+                if progress {
+                    cx.rearm(Timer::Sender);
+                    // BDP-FC: an ACK may open the window.
+                    cx.rearm(Timer::Pace);
+                    if self.qp.done() {
+                        cx.close();
+                    }
                 }
             }
             PktKind::Nack => {
-                // Go-back-N: resend from the NACKed PSN (mechanisms §4.9).
-                if let Rewind::To(_) = self.tx.on_nack(cx.now, p.seq) {
+                let recover = match &mut self.qp {
+                    // Go-back-N: resend from the NACKed PSN (mechanisms §4.9).
+                    Qp::Gbn(t, _) => matches!(t.on_nack(cx.now, p.seq), Rewind::To(_)),
+                    // IRN: selective retransmission of the packets the SACK shows lost
+                    // (mechanisms §4.10).
+                    Qp::Sel(t, _) => {
+                        let sacked = if p.n_sack > 0 { p.sack[0].0 } else { p.seq };
+                        t.on_nack(cx.now, p.seq, sacked)
+                    }
+                };
+                if recover {
                     cx.rec.fast_retx += 1;
-                    cx.rearm(Timer::Pace);
                 }
+                cx.rearm(Timer::Pace);
                 cx.rearm(Timer::Sender);
-                if self.tx.done() {
+                if self.qp.done() {
                     cx.close();
                 }
             }
@@ -207,11 +348,11 @@ impl Endpoint for RoceFlow {
         cx.rearm(t);
         match t {
             Timer::Pace => {
-                if !self.tx.has_next() || cx.now < self.next_tx {
+                if !self.qp.has_next() || cx.now < self.next_tx {
                     return;
                 }
-                let had_timer = self.tx.deadline().is_some();
-                let (psn, retx) = self.tx.take(cx.now);
+                let had_timer = self.qp.deadline().is_some();
+                let (psn, retx) = self.qp.take(cx.now);
                 let d = cx.desc;
                 let len = self.len_of(psn);
                 let wire = len + self.p.data_overhead;
@@ -241,8 +382,13 @@ impl Endpoint for RoceFlow {
                 }
             }
             Timer::Sender => {
-                // The static RTO: go back to the oldest unacknowledged PSN.
-                if let Rewind::To(_) = self.tx.on_timer(cx.now) {
+                // Go-back-N: the static RTO goes back to the oldest unacknowledged PSN; IRN:
+                // every unacknowledged, un-SACKed packet is resent.
+                let fired = match &mut self.qp {
+                    Qp::Gbn(t, _) => matches!(t.on_timer(cx.now), Rewind::To(_)),
+                    Qp::Sel(t, _) => t.on_timer(cx.now),
+                };
+                if fired {
                     cx.rec.rto_count += 1;
                     cx.rearm(Timer::Pace);
                 }
@@ -258,8 +404,8 @@ impl Endpoint for RoceFlow {
 
     fn deadline(&self, t: Timer) -> Option<Time> {
         match t {
-            Timer::Pace => self.tx.has_next().then_some(self.next_tx),
-            Timer::Sender => self.tx.deadline(),
+            Timer::Pace => self.qp.has_next().then_some(self.next_tx),
+            Timer::Sender => self.qp.deadline(),
             Timer::Aux => self.cc.as_ref().and_then(|c| c.deadline()),
             Timer::Receiver => None,
         }

@@ -1,0 +1,371 @@
+//! Selective-repeat loss recovery of a RoCEv2 QP: IRN (Mittal et al., SIGCOMM 2018;
+//! mechanisms §4.10) and DCQCN+SACK (the same recovery without IRN's BDP window; TLT §6).
+//!
+//! - **Receiver**: keeps out-of-order packets (a bitmap over the message's PSNs) instead of
+//!   discarding them. An in-order packet is ACKed with the cumulative PSN (the next one
+//!   expected); every out-of-order packet is answered with a NACK that carries the cumulative
+//!   PSN and the PSN of the packet that triggered it (the SACKed PSN), as IRN's NACK does
+//!   (IRN §3.1).
+//! - **Sender**: remembers which PSNs were SACKed. The first NACK puts it into recovery
+//!   (IRN §3.1): a packet is lost if it is below the highest SACKed PSN and neither
+//!   cumulatively acknowledged nor SACKed; lost packets are retransmitted, each once per
+//!   recovery episode, before any new packet. Recovery ends when the cumulative PSN passes
+//!   what had been sent when it started. A timeout treats every unacknowledged, un-SACKed
+//!   packet as lost (recovery from the oldest one).
+//! - **BDP-FC** (IRN §3.2): a new packet leaves only while fewer than `bdp` packets are
+//!   outstanding (its PSN minus the cumulative PSN); retransmissions are not capped. `None`
+//!   = no cap (DCQCN+SACK).
+//! - **Two timeouts** (IRN §3.1): RTO_low when at most N packets are outstanding, RTO_high
+//!   otherwise; chosen each time the timer is (re)started. DCQCN+SACK uses one static RTO
+//!   (low = high).
+//!
+//! Bitmaps are per flow, allocated on the first out-of-order packet / NACK (not per packet).
+
+use dcnsim_engine::Time;
+
+/// A bit per PSN, grown on demand.
+#[derive(Clone, Debug, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    #[inline]
+    fn get(&self, i: u64) -> bool {
+        self.0
+            .get((i / 64) as usize)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    fn set(&mut self, i: u64, n: u64) {
+        if self.0.is_empty() {
+            self.0 = vec![0; n.div_ceil(64).max(1) as usize];
+        }
+        if let Some(w) = self.0.get_mut((i / 64) as usize) {
+            *w |= 1 << (i % 64);
+        }
+    }
+}
+
+/// The timeouts of a selective-repeat sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rto {
+    pub low: Time,
+    pub high: Time,
+    /// RTO_low applies while at most this many packets are outstanding (IRN: N = 3).
+    pub low_pkts: u64,
+}
+
+impl Rto {
+    /// One static timeout (DCQCN+SACK).
+    pub fn fixed(t: Time) -> Self {
+        Rto {
+            low: t,
+            high: t,
+            low_pkts: 0,
+        }
+    }
+    /// The timeout for `outstanding` packets in flight (IRN §3.1; mechanisms §4.10).
+    #[inline]
+    pub fn for_outstanding(&self, outstanding: u64) -> Time {
+        if outstanding <= self.low_pkts {
+            self.low
+        } else {
+            self.high
+        }
+    }
+}
+
+/// Sender side.
+#[derive(Clone, Debug)]
+pub struct Selective {
+    /// Packets in the message.
+    pub n: u64,
+    /// Cumulative PSN (every PSN below arrived), next new PSN.
+    pub una: u64,
+    pub nxt: u64,
+    /// BDP-FC: at most this many outstanding packets (None: no cap).
+    pub bdp: Option<u64>,
+    rto: Rto,
+    rto_at: Option<Time>,
+    sacked: Bits,
+    /// In recovery: until `una` reaches `recover`; `lost_below` = one past the highest SACKed
+    /// PSN (or `nxt` after a timeout); `retx` = the next candidate for retransmission (kept
+    /// pointing at a lost packet, or at `lost_below`).
+    recovery: bool,
+    recover: u64,
+    lost_below: u64,
+    retx: u64,
+    /// The most packets ever outstanding (`nxt − una` after a send).
+    pub max_outstanding: u64,
+}
+
+impl Selective {
+    pub fn new(n: u64, rto: Rto, bdp: Option<u64>) -> Self {
+        Selective {
+            n,
+            una: 0,
+            nxt: 0,
+            bdp: bdp.map(|b| b.max(1)),
+            rto,
+            rto_at: None,
+            sacked: Bits::default(),
+            recovery: false,
+            recover: 0,
+            lost_below: 0,
+            retx: 0,
+            max_outstanding: 0,
+        }
+    }
+    #[inline]
+    fn outstanding(&self) -> u64 {
+        self.nxt - self.una
+    }
+    #[inline]
+    fn lost_pending(&self) -> bool {
+        self.recovery && self.retx < self.lost_below
+    }
+    /// Moves `retx` to the next lost packet (skipping acknowledged and SACKed ones).
+    fn seek(&mut self) {
+        self.retx = self.retx.max(self.una);
+        while self.retx < self.lost_below && self.sacked.get(self.retx) {
+            self.retx += 1;
+        }
+    }
+    /// Whether a packet may be sent now: a lost one, or a new one inside the BDP window.
+    #[inline]
+    pub fn has_next(&self) -> bool {
+        self.lost_pending()
+            || (self.nxt < self.n && self.bdp.is_none_or(|b| self.outstanding() < b))
+    }
+    /// Takes the next PSN to send (lost packets first); true if it is a retransmission.
+    /// Call only when [`Self::has_next`].
+    pub fn take(&mut self, now: Time) -> (u64, bool) {
+        let (psn, retx) = if self.lost_pending() {
+            let p = self.retx;
+            self.retx += 1;
+            self.seek();
+            (p, true)
+        } else {
+            let p = self.nxt;
+            self.nxt += 1;
+            (p, false)
+        };
+        self.max_outstanding = self.max_outstanding.max(self.outstanding());
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now.saturating_add(self.rto.for_outstanding(self.outstanding())));
+        }
+        (psn, retx)
+    }
+    /// A cumulative ACK for `psn`. Returns true if it is new.
+    pub fn on_ack(&mut self, now: Time, psn: u64) -> bool {
+        let psn = psn.min(self.n);
+        if psn <= self.una {
+            return false;
+        }
+        self.una = psn;
+        if self.recovery && self.una >= self.recover {
+            // IRN §3.1: recovery ends when the cumulative acknowledgement passes the
+            // recovery sequence.
+            self.recovery = false;
+        }
+        self.seek();
+        // The timer restarts on progress (its length by what is outstanding now) and stops
+        // when nothing is.
+        self.rto_at = (self.una < self.nxt)
+            .then(|| now.saturating_add(self.rto.for_outstanding(self.outstanding())));
+        true
+    }
+    /// A NACK: cumulative PSN `cum`, SACKed PSN `sacked`. Returns true if it started a
+    /// recovery episode.
+    pub fn on_nack(&mut self, now: Time, cum: u64, sacked: u64) -> bool {
+        self.on_ack(now, cum);
+        if sacked < self.una || sacked >= self.nxt {
+            return false;
+        }
+        self.sacked.set(sacked, self.n);
+        let started = !self.recovery;
+        if started {
+            // IRN §3.1: enter recovery; what was sent so far must be acknowledged to leave.
+            self.recovery = true;
+            self.recover = self.nxt;
+            self.retx = self.una;
+        }
+        // Everything below the highest SACKed PSN not yet received is lost.
+        self.lost_below = self.lost_below.max(sacked + 1);
+        self.seek();
+        started
+    }
+    /// The retransmission timer's deadline.
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        self.rto_at
+    }
+    /// The timer fired: if due, every unacknowledged, un-SACKed packet is lost. True if it
+    /// was a timeout.
+    pub fn on_timer(&mut self, now: Time) -> bool {
+        match self.rto_at {
+            Some(t) if now >= t && self.una < self.nxt => {
+                self.recovery = true;
+                self.recover = self.nxt;
+                self.lost_below = self.nxt;
+                self.retx = self.una;
+                self.seek();
+                self.rto_at =
+                    Some(now.saturating_add(self.rto.for_outstanding(self.outstanding())));
+                true
+            }
+            _ => false,
+        }
+    }
+    pub fn done(&self) -> bool {
+        self.una >= self.n
+    }
+}
+
+/// Receiver side: the cumulative PSN and the out-of-order packets kept.
+#[derive(Clone, Debug, Default)]
+pub struct SackRx {
+    /// Next PSN expected (every PSN below it arrived).
+    pub epsn: u64,
+    got: Bits,
+    /// In-order packets since the last ACK (ACK coalescing).
+    unacked: u32,
+}
+
+/// What the receiver answers a data packet with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackAction {
+    /// In order, no response yet (coalescing).
+    Accept,
+    /// ACK the cumulative PSN now.
+    Ack,
+    /// NACK: the cumulative PSN and this (out-of-order) PSN.
+    Nack,
+}
+
+impl SackRx {
+    /// Data packet `psn` of an `n`-packet message arrived; ACK every `ack_every` in-order
+    /// packets and the message's last.
+    pub fn on_data(&mut self, psn: u64, n: u64, ack_every: u32) -> SackAction {
+        if psn < self.epsn {
+            // A duplicate: re-ACK so a sender whose ACK was lost moves on.
+            return SackAction::Ack;
+        }
+        if psn > self.epsn {
+            // IRN §3.1: keep it and NACK with the SACK information.
+            self.got.set(psn, n);
+            self.unacked = 0;
+            return SackAction::Nack;
+        }
+        self.epsn += 1;
+        let filled = self.got.get(self.epsn);
+        while self.got.get(self.epsn) {
+            self.epsn += 1;
+        }
+        self.unacked += 1;
+        if filled || self.unacked >= ack_every || self.epsn >= n {
+            self.unacked = 0;
+            SackAction::Ack
+        } else {
+            SackAction::Accept
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_loss_costs_one_retransmission() {
+        let mut s = Selective::new(10, Rto::fixed(1000), None);
+        for _ in 0..6 {
+            s.take(0);
+        }
+        let mut r = SackRx::default();
+        // PSN 2 lost: 3, 4, 5 are kept and each NACKed with cum = 2.
+        assert_eq!(r.on_data(0, 10, 1), SackAction::Ack);
+        assert_eq!(r.on_data(1, 10, 1), SackAction::Ack);
+        for p in 3..6 {
+            assert_eq!(r.on_data(p, 10, 1), SackAction::Nack);
+            s.on_nack(5, r.epsn, p);
+        }
+        // Only 2 goes again, then new packets.
+        assert!(s.has_next());
+        let sent: Vec<_> = (0..3).map(|_| s.take(6)).collect();
+        assert_eq!(sent, vec![(2, true), (6, false), (7, false)]);
+        // The retransmission fills the gap: the cumulative PSN jumps past the kept packets.
+        assert_eq!(r.on_data(2, 10, 1), SackAction::Ack);
+        assert_eq!(r.epsn, 6);
+        s.on_ack(7, 6);
+        assert!(
+            !s.recovery,
+            "recovery ends once cum passes the recovery point"
+        );
+    }
+
+    #[test]
+    fn bdp_fc_caps_outstanding_packets() {
+        let mut s = Selective::new(100, Rto::fixed(1000), Some(4));
+        while s.has_next() {
+            s.take(0);
+        }
+        assert_eq!((s.nxt, s.max_outstanding), (4, 4));
+        s.on_ack(1, 2);
+        assert!(s.has_next());
+        s.take(1);
+        s.take(1);
+        assert!(!s.has_next());
+        assert_eq!(s.max_outstanding, 4);
+        // Without the cap everything goes.
+        let mut u = Selective::new(100, Rto::fixed(1000), None);
+        while u.has_next() {
+            u.take(0);
+        }
+        assert_eq!(u.max_outstanding, 100);
+    }
+
+    #[test]
+    fn rto_low_with_few_packets_outstanding_rto_high_otherwise() {
+        let rto = Rto {
+            low: 454,
+            high: 1930,
+            low_pkts: 3,
+        };
+        assert_eq!(rto.for_outstanding(1), 454);
+        assert_eq!(rto.for_outstanding(3), 454);
+        assert_eq!(rto.for_outstanding(4), 1930);
+        // Through the sender: the first packet arms RTO_low; after 10 are out and one is
+        // ACKed (9 outstanding) the restarted timer is RTO_high; with 2 left, RTO_low.
+        let mut s = Selective::new(20, rto, None);
+        s.take(0);
+        assert_eq!(s.deadline(), Some(454));
+        for _ in 0..9 {
+            s.take(0);
+        }
+        s.on_ack(100, 1);
+        assert_eq!(s.deadline(), Some(100 + 1930));
+        s.on_ack(200, 8);
+        assert_eq!(s.deadline(), Some(200 + 454));
+        // The timeout: every unacknowledged, un-SACKed packet is retransmitted.
+        assert!(s.on_timer(654));
+        let sent: Vec<_> = (0..2).map(|_| s.take(654)).collect();
+        assert_eq!(sent, vec![(8, true), (9, true)]);
+        assert_eq!(s.take(654), (10, false));
+    }
+
+    #[test]
+    fn only_unsacked_packets_below_the_highest_sack_are_lost() {
+        let mut s = Selective::new(20, Rto::fixed(1000), None);
+        for _ in 0..10 {
+            s.take(0);
+        }
+        // 2 and 5 lost; NACKs SACK 3, 4 (cum 2), then 6 (cum 2).
+        s.on_nack(1, 2, 3);
+        s.on_nack(1, 2, 4);
+        // Only 2 is known lost so far.
+        assert_eq!(s.take(2), (2, true));
+        assert_eq!(s.take(2), (10, false));
+        s.on_nack(3, 2, 6);
+        assert_eq!(s.take(4), (5, true));
+        assert_eq!(s.take(4), (11, false));
+    }
+}
