@@ -355,7 +355,8 @@ impl AnyEndpoint {
     pub fn new(rt: &TransportRt, d: &FlowDesc, record_delivery: bool) -> AnyEndpoint {
         match rt.kind {
             TransportKind::Tcp => AnyEndpoint::Tcp(tcp::TcpFlow::new(
-                TcpSender::new(rt.tcp(), d.size),
+                // The flow's absolute deadline reaches the CC (D2TCP, spec §4.3).
+                TcpSender::new(rt.tcp(), d.size).with_deadline(d.deadline),
                 rt,
                 d,
                 record_delivery,
