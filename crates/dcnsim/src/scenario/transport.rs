@@ -341,11 +341,11 @@ macro_rules! transport_keys {
                 unit: "`newreno`, `cubic`, `dctcp`, `d2tcp`, `l2dct`, `ledbat`, `tcp_lp`",
                 range: "",
                 source: "",
-                doc: "congestion control: RFC 5681/6582 NewReno, RFC 9438 CUBIC, RFC 8257 DCTCP, \
-                      D2TCP (deadline-aware DCTCP; a flow's `deadline` sets its imminence), \
-                      L2DCT (DCTCP weighted by bytes sent) (ECN always on for the last three), \
-                      RFC 6817 LEDBAT, TCP-LP; a table named after a built-in defaults to the \
-                      built-in's",
+                doc: "congestion control: RFC 5681/6582 NewReno, RFC 9438 CUBIC, RFC 8257 DCTCP \
+                      and its derivatives D2TCP (deadline-aware: a flow's `deadline` sets its \
+                      imminence) and L2DCT (weighted by bytes sent), these three with ECN always \
+                      on; RFC 6817 LEDBAT, TCP-LP; a table named after a built-in defaults to \
+                      the built-in's",
             },
             $( KeyDoc {
                 name: stringify!($key),
