@@ -12,7 +12,7 @@ fn run(cc: &str, flows: &str) -> RunOutput {
         "topology": {{"kind": "star", "hosts": 3, "link": {{"rate": "1Gbps", "delay": "5us"}}}},
         "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "250pkt", "ecn": {{"kind": "step", "k": "20pkt"}}}},
         "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
-        "transports": {{"t": {{"cc": "{cc}", "init_cwnd": 2, "rto_min": "1ms"}}}},
+        "transports": {{"t": {{"cc": "{cc}", "init_cwnd": 2, "rto_min": "1ms", "rwnd": "100KB"}}}},
         "classes": [{{"name": "c", "transport": "t", "workload": {{"kind": "flows", "list": [{flows}]}}}}],
         "run": {{"duration": "100ms", "horizon": "1s"}}
     }}"#
@@ -74,8 +74,15 @@ fn l2dct_short_flow_finishes_sooner_than_under_dctcp() {
     // that shows the mechanism.
     let flows = r#"{"src": 0, "dst": 2, "size": "4MB", "start": 0},
                    {"src": 1, "dst": 2, "size": "300KB", "start": "10ms"}"#;
-    let dctcp = finish(&run("dctcp", flows));
-    let l2dct = finish(&run("l2dct", flows));
+    let (od, ol) = (run("dctcp", flows), run("l2dct", flows));
+    for (n, o) in [("dctcp", &od), ("l2dct", &ol)] {
+        let f = &o.flows;
+        eprintln!(
+            "{n}: rto {:?} retx {:?} marks {:?} max_cwnd {:?} drops {}",
+            f.rto_count, f.retx_pkts, f.ecn_marks, f.max_cwnd, o.meta.dropped
+        );
+    }
+    let (dctcp, l2dct) = (finish(&od), finish(&ol));
     eprintln!("DCTCP FCTs {dctcp:?}, L2DCT FCTs {l2dct:?}");
     // The short flow's FCT is clearly shorter under L2DCT (measured: 21.8 ms vs 26.3 ms;
     // long flow 36.3 vs 35.1 ms) ...
