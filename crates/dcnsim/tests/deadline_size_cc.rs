@@ -1,7 +1,11 @@
 //! D2TCP (spec §4.3) and L2DCT (spec §4.4) through the real fabric: one 1 Gb/s star (the
 //! C3 edge rate), a single FIFO egress with DCTCP step marking at K = 20 packets (C3's
 //! 1 Gb/s threshold, spec §5.3.2), two senders into one receiver. Each test runs the same
-//! flows under DCTCP as the control, so the difference is the mechanism's.
+//! flows under DCTCP as the control, so the difference is the mechanism's. The receive
+//! window is 100 KB: a sender's NIC drains at the bottleneck rate, so an unbounded window
+//! parks a standing queue in its own NIC (the 1 MB default let the long flow's RTT reach
+//! milliseconds and hid the bottleneck's marks from it), which is not the bottleneck under
+//! test.
 
 use dcnsim::run::{run_json, Progress, RunOutput};
 use dcnsim::scenario::build::FsReader;
@@ -84,10 +88,10 @@ fn l2dct_short_flow_finishes_sooner_than_under_dctcp() {
     }
     let (dctcp, l2dct) = (finish(&od), finish(&ol));
     eprintln!("DCTCP FCTs {dctcp:?}, L2DCT FCTs {l2dct:?}");
-    // The short flow's FCT is clearly shorter under L2DCT (measured: 21.8 ms vs 26.3 ms;
-    // long flow 36.3 vs 35.1 ms) ...
+    // The short flow's FCT is clearly shorter under L2DCT (measured: 5.2 ms vs 11.2 ms;
+    // long flow 36.3 ms under both) ...
     assert!(
-        l2dct[1] < 0.9 * dctcp[1],
+        l2dct[1] < 0.7 * dctcp[1],
         "short: L2DCT {l2dct:?} vs DCTCP {dctcp:?}"
     );
     // ... and it finishes before the long flow started earlier.
