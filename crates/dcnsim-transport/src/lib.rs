@@ -13,7 +13,7 @@
 //!
 //! Modules:
 //! - [`tcp`]: configuration, wire-level types, sender, receiver, RTO estimator, SACK scoreboard.
-//! - [`cc`]: congestion-control algorithms (NewReno, CUBIC, DCTCP, and the delay-based
+//! - [`cc`]: congestion-control algorithms (NewReno, CUBIC, DCTCP, D2TCP, L2DCT, and the delay-based
 //!   scavengers LEDBAT and TCP-LP) behind one small trait and a closed enum [`cc::AnyCc`].
 
 pub mod cc;

@@ -38,6 +38,37 @@ impl Dctcp {
     }
 }
 
+impl Dctcp {
+    /// The DCTCP-family cut with penalty `p` ∈ [0, 1]: cwnd ← cwnd·(1 − p/2). DCTCP uses
+    /// p = α (RFC 8257 §3.3), D2TCP p = α^d, L2DCT b = α^w (spec §4.3/§4.4). Linux
+    /// `dctcp_ssthresh` floors at 2 segments, ns-3 `TcpDctcp::ReduceCwnd` does not
+    /// (`dctcp_min_cwnd`).
+    pub(crate) fn reduce(&mut self, w: &mut Window, p: f64) {
+        let cut = (w.cwnd as f64 * p / 2.0) as u64;
+        w.ssthresh = w.cwnd.saturating_sub(cut).max(self.min_cwnd * w.mss);
+        w.cwnd = w.ssthresh;
+        // Additive increase keeps running across ECN cuts (DCTCP's control law is +1 MSS
+        // per RTT and −α/2 per marked window); zeroing the byte counter here would stop
+        // growth entirely whenever every window carries a mark.
+        self.reno.bytes_acc = self.reno.bytes_acc.min(w.cwnd);
+    }
+
+    /// The current α (RFC 8257 §3.3).
+    pub fn alpha_value(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Sets α (tests and the D2TCP/L2DCT unit tests).
+    pub fn set_alpha(&mut self, a: f64) {
+        self.alpha = a.clamp(0.0, 1.0);
+    }
+
+    /// The congestion-avoidance byte counter (RFC 3465 §2.1), for L2DCT's weighted increase.
+    pub(crate) fn bytes_acc_mut(&mut self) -> &mut u64 {
+        &mut self.reno.bytes_acc
+    }
+}
+
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         self.reno.on_ack(w, acked, ctx);
@@ -49,15 +80,8 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_ecn(&mut self, w: &mut Window, _ctx: &CcCtx) {
-        // RFC 8257 §3.3 (last step): cwnd = cwnd × (1 − α/2); Linux `dctcp_ssthresh` floors
-        // at 2 segments, ns-3 `TcpDctcp::ReduceCwnd` does not (`dctcp_min_cwnd`).
-        let cut = (w.cwnd as f64 * self.alpha / 2.0) as u64;
-        w.ssthresh = w.cwnd.saturating_sub(cut).max(self.min_cwnd * w.mss);
-        w.cwnd = w.ssthresh;
-        // Additive increase keeps running across ECN cuts (DCTCP's control law is +1 MSS
-        // per RTT and −α/2 per marked window); zeroing the byte counter here would stop
-        // growth entirely whenever every window carries a mark.
-        self.reno.bytes_acc = self.reno.bytes_acc.min(w.cwnd);
+        // RFC 8257 §3.3 (last step): cwnd = cwnd × (1 − α/2).
+        self.reduce(w, self.alpha);
     }
 
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {

@@ -11,6 +11,8 @@
 //!   episode (RFC 5681 §3.1: ssthresh is not recomputed then).
 //! - `on_delivered`: every ACK's newly delivered (cum-acked + newly SACKed) bytes and ECE
 //!   flag, for DCTCP's α.
+//! - `on_flow`: once at flow start (and again if the caller sets a deadline): the flow's
+//!   size and absolute deadline, for D2TCP's deadline imminence.
 //! - `on_owd`: every ACK's one-way-delay echo ([`crate::Ack::owd`]), for the delay-based
 //!   scavengers (LEDBAT, TCP-LP). Called on every acceptable ACK, before growth, so the
 //!   delay filters see dupACKs and recovery ACKs too; `open` says whether the CC may change
@@ -24,13 +26,17 @@
 //! clamps), `ssthresh >= 2·mss` after a reduction. Floats are used only inside CC maths.
 
 pub mod cubic;
+pub mod d2tcp;
 pub mod dctcp;
+pub mod l2dct;
 pub mod ledbat;
 pub mod newreno;
 pub mod tcp_lp;
 
 pub use cubic::Cubic;
+pub use d2tcp::D2tcp;
 pub use dctcp::Dctcp;
+pub use l2dct::L2dct;
 pub use ledbat::Ledbat;
 pub use newreno::NewReno;
 pub use tcp_lp::TcpLp;
@@ -79,6 +85,8 @@ pub trait CongestionControl {
         self.on_loss(w, ctx);
     }
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool);
+    /// The flow's size (bytes) and absolute deadline, if any.
+    fn on_flow(&mut self, _flow_bytes: u64, _deadline: Option<Time>) {}
     fn on_delivered(&mut self, _delivered: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
     /// One ACK's delay sample; see the module docs for `open` and the return value.
     fn on_owd(&mut self, _w: &mut Window, _s: &OwdSample, _ctx: &CcCtx, _open: bool) -> bool {
@@ -138,6 +146,8 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    D2tcp(D2tcp),
+    L2dct(L2dct),
     Ledbat(Ledbat),
     TcpLp(TcpLp),
 }
@@ -148,6 +158,8 @@ impl AnyCc {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(cfg)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg)),
+            CcKind::D2tcp => AnyCc::D2tcp(D2tcp::new(cfg)),
+            CcKind::L2dct => AnyCc::L2dct(L2dct::new(cfg)),
             CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg)),
             CcKind::TcpLp => AnyCc::TcpLp(TcpLp::new(cfg)),
         }
@@ -158,6 +170,8 @@ impl AnyCc {
             AnyCc::NewReno(_) => CcKind::NewReno,
             AnyCc::Cubic(_) => CcKind::Cubic,
             AnyCc::Dctcp(_) => CcKind::Dctcp,
+            AnyCc::D2tcp(_) => CcKind::D2tcp,
+            AnyCc::L2dct(_) => CcKind::L2dct,
             AnyCc::Ledbat(_) => CcKind::Ledbat,
             AnyCc::TcpLp(_) => CcKind::TcpLp,
         }
@@ -167,6 +181,22 @@ impl AnyCc {
     pub fn as_cubic(&self) -> Option<&Cubic> {
         match self {
             AnyCc::Cubic(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// D2TCP state, for traces and tests.
+    pub fn as_d2tcp(&self) -> Option<&D2tcp> {
+        match self {
+            AnyCc::D2tcp(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// L2DCT state, for traces and tests.
+    pub fn as_l2dct(&self) -> Option<&L2dct> {
+        match self {
+            AnyCc::L2dct(c) => Some(c),
             _ => None,
         }
     }
@@ -194,6 +224,8 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
+            AnyCc::D2tcp($c) => $e,
+            AnyCc::L2dct($c) => $e,
             AnyCc::Ledbat($c) => $e,
             AnyCc::TcpLp($c) => $e,
         }
@@ -216,6 +248,10 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn on_rto(&mut self, w: &mut Window, ctx: &CcCtx, first: bool) {
         dispatch!(self, c => c.on_rto(w, ctx, first))
+    }
+    #[inline]
+    fn on_flow(&mut self, flow_bytes: u64, deadline: Option<Time>) {
+        dispatch!(self, c => c.on_flow(flow_bytes, deadline))
     }
     #[inline]
     fn on_delivered(&mut self, delivered: u64, ece: bool, una: u64, nxt: u64) {

@@ -42,11 +42,23 @@ pub enum CcKind {
     Cubic,
     /// RFC 8257 DCTCP (requires `ecn = true`).
     Dctcp,
+    /// D2TCP (Vamanan et al. 2012): DCTCP with a deadline-aware cut α^d (requires `ecn`).
+    D2tcp,
+    /// L2DCT (Munir et al. 2013): DCTCP with size-weighted increase and cut (requires `ecn`).
+    L2dct,
     /// RFC 6817 LEDBAT: delay-based scavenger holding queuing delay near `ledbat_target`.
     Ledbat,
     /// TCP-LP (Kuzmanovic & Knightly, INFOCOM 2003): delay-based scavenger with early
     /// congestion indication and an inference timeout.
     TcpLp,
+}
+
+impl CcKind {
+    /// DCTCP and its derivatives (D2TCP, L2DCT): ECT retransmissions, ECE does not block
+    /// growth, α is tracked, `ecn` is required.
+    pub fn is_dctcp_family(self) -> bool {
+        matches!(self, CcKind::Dctcp | CcKind::D2tcp | CcKind::L2dct)
+    }
 }
 
 /// How the retransmission timeout is computed (see [`crate::RtoEstimator`]).
@@ -234,6 +246,17 @@ pub struct TcpConfig {
     pub dctcp_g: f64,
     /// DCTCP initial α. Default 1.0 (Linux `dctcp_alpha_on_init`, ns-3).
     pub dctcp_alpha_init: f64,
+    /// D2TCP lower / upper clamp of the deadline imminence factor d. Default 0.5 / 2.0
+    /// (Vamanan et al. 2012 §3.1.2; spec §4.3).
+    pub d2tcp_d_min: f64,
+    pub d2tcp_d_max: f64,
+    /// L2DCT weight bounds w_min / w_max. Default 0.125 / 2.5 (PIAS-NS2 L2DCT; spec §4.4).
+    pub l2dct_w_min: f64,
+    pub l2dct_w_max: f64,
+    /// L2DCT bytes sent below which w = w_max / from which w = w_min. Default 204,800 /
+    /// 1,048,576 (PIAS-NS2 L2DCT; spec §4.4).
+    pub l2dct_size_lo: u64,
+    pub l2dct_size_hi: u64,
     /// CUBIC C (segments/s³). Default 0.4 (RFC 9438 §5).
     pub cubic_c: f64,
     /// CUBIC β. Default 0.7 (RFC 9438 §4.6).
@@ -386,6 +409,12 @@ impl Default for TcpConfig {
             ecn: false,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
+            d2tcp_d_min: 0.5,
+            d2tcp_d_max: 2.0,
+            l2dct_w_min: 0.125,
+            l2dct_w_max: 2.5,
+            l2dct_size_lo: 204_800,
+            l2dct_size_hi: 1_048_576,
             cubic_c: 0.4,
             cubic_beta: 0.7,
             cubic_fast_convergence: true,
@@ -443,7 +472,7 @@ impl TcpConfig {
     pub fn profile(p: Profile, cc: CcKind) -> TcpConfig {
         let base = TcpConfig {
             cc,
-            ecn: cc == CcKind::Dctcp,
+            ecn: cc.is_dctcp_family(),
             ..TcpConfig::default()
         };
         // Linux and ns-3 run HyStart inside CUBIC only (tcp_cubic.c, TcpCubic).
@@ -612,8 +641,23 @@ impl TcpConfig {
         if self.dctcp_min_cwnd == 0 {
             return Err("dctcp_min_cwnd: must be >= 1".into());
         }
-        if self.cc == CcKind::Dctcp && !self.ecn {
-            return Err("ecn: must be true when cc = Dctcp".into());
+        if self.cc.is_dctcp_family() && !self.ecn {
+            return Err(format!("ecn: must be true when cc = {:?}", self.cc));
+        }
+        if !(self.d2tcp_d_min.is_finite() && self.d2tcp_d_min > 0.0) {
+            return Err("d2tcp_d_min: must be > 0".into());
+        }
+        if !(self.d2tcp_d_max.is_finite() && self.d2tcp_d_max >= self.d2tcp_d_min) {
+            return Err("d2tcp_d_max: must be >= d2tcp_d_min".into());
+        }
+        if !(self.l2dct_w_min.is_finite() && self.l2dct_w_min > 0.0) {
+            return Err("l2dct_w_min: must be > 0".into());
+        }
+        if !(self.l2dct_w_max.is_finite() && self.l2dct_w_max >= self.l2dct_w_min) {
+            return Err("l2dct_w_max: must be >= l2dct_w_min".into());
+        }
+        if self.l2dct_size_hi <= self.l2dct_size_lo {
+            return Err("l2dct_size_hi: must be > l2dct_size_lo".into());
         }
         Ok(())
     }
@@ -644,5 +688,9 @@ mod tests {
         assert!(bad(&|c| c.tcplp_delta = 0.0).starts_with("tcplp_delta:"));
         assert!(bad(&|c| c.tcplp_gamma = f64::NAN).starts_with("tcplp_gamma:"));
         assert!(bad(&|c| c.tcplp_itt_rtts = 0.5).starts_with("tcplp_itt_rtts:"));
+        assert!(bad(&|c| c.cc = CcKind::D2tcp).starts_with("ecn"));
+        assert!(bad(&|c| c.d2tcp_d_max = 0.1).starts_with("d2tcp_d_max:"));
+        assert!(bad(&|c| c.l2dct_w_min = 0.0).starts_with("l2dct_w_min:"));
+        assert!(bad(&|c| c.l2dct_size_hi = 1).starts_with("l2dct_size_hi:"));
     }
 }

@@ -39,7 +39,7 @@ use super::hystart::HyStart;
 use super::rack::Rack;
 use super::rto::RtoEstimator;
 use super::sack::RangeSet;
-use super::{Ack, CcKind, HyStartMode, RetxCause, Segment, SsthreshBasis, TcpConfig, TltMark};
+use super::{Ack, HyStartMode, RetxCause, Segment, SsthreshBasis, TcpConfig, TltMark};
 use crate::cc::{AnyCc, CcCtx, CongestionControl, OwdSample, Window};
 use dcnsim_engine::Time;
 use mechanisms::Undo;
@@ -194,7 +194,7 @@ impl TcpSender {
             sack: cfg.sack,
             dupthresh: cfg.dupack_thresh.max(1),
             ecn: cfg.ecn,
-            dctcp: cfg.cc == CcKind::Dctcp,
+            dctcp: cfg.cc.is_dctcp_family(),
             timestamps: cfg.timestamps,
             snd_una: 0,
             snd_nxt: 0,
@@ -204,7 +204,11 @@ impl TcpSender {
                 ssthresh: cfg.init_ssthresh.unwrap_or(u64::MAX).max(2 * mss),
                 mss,
             },
-            cc: AnyCc::new(cfg),
+            cc: {
+                let mut cc = AnyCc::new(cfg);
+                cc.on_flow(flow_bytes, None);
+                cc
+            },
             rto: RtoEstimator::new(cfg),
             rto_deadline: None,
             sb: RangeSet::with_capacity(16),
@@ -255,6 +259,17 @@ impl TcpSender {
                 || cfg.dsack
                 || cfg.tlt.is_some(),
         }
+    }
+
+    /// The flow's absolute deadline (D2TCP, spec §4.3); other CCs ignore it.
+    pub fn set_deadline(&mut self, deadline: Option<Time>) {
+        self.cc.on_flow(self.flow, deadline);
+    }
+
+    /// Builder form of [`TcpSender::set_deadline`].
+    pub fn with_deadline(mut self, deadline: Option<Time>) -> Self {
+        self.set_deadline(deadline);
+        self
     }
 
     /// Emits the initial window. Later calls do nothing.

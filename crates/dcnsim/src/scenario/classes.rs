@@ -247,8 +247,8 @@ pub struct ClassConfig {
     /// Queue for this class's ACKs (default: the class's own priority).
     #[serde(default)]
     pub ack_priority: Option<u8>,
-    /// Name of a transport in `[transports]` or a built-in (dctcp, cubic, newreno, ledbat,
-    /// tcp_lp).
+    /// Name of a transport in `[transports]` or a built-in (dctcp, d2tcp, l2dct, cubic,
+    /// newreno, ledbat, tcp_lp).
     #[serde(default = "default_transport")]
     pub transport: String,
     pub workload: WorkloadConfig,

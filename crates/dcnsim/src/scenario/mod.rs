@@ -52,7 +52,7 @@ pub struct Scenario {
     pub switch: SwitchConfig,
     pub host: HostConfig,
     /// Named transport settings; classes refer to them by name. The built-ins `dctcp`,
-    /// `cubic`, `newreno`, `ledbat` and `tcp_lp` are always available; a table named after
+    /// `d2tcp`, `l2dct`, `cubic`, `newreno`, `ledbat` and `tcp_lp` are always available; a table named after
     /// one overrides it, starting from its `cc`.
     #[serde(
         deserialize_with = "transport::de_transports",

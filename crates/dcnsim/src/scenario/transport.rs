@@ -105,6 +105,12 @@ mirror_enum!(#[derive(Default)] CcName => CcKind {
     #[default]
     Cubic,
     Dctcp,
+    /// D2TCP (Vamanan et al. 2012; deadline-aware DCTCP).
+    #[serde(rename = "d2tcp")]
+    D2tcp,
+    /// L2DCT (Munir et al. 2013; size-weighted DCTCP).
+    #[serde(rename = "l2dct")]
+    L2dct,
     /// RFC 6817 LEDBAT (delay-based scavenger).
     #[serde(rename = "ledbat")]
     Ledbat,
@@ -332,12 +338,14 @@ macro_rules! transport_keys {
             },
             KeyDoc {
                 name: "cc",
-                unit: "`newreno`, `cubic`, `dctcp`, `ledbat`, `tcp_lp`",
+                unit: "`newreno`, `cubic`, `dctcp`, `d2tcp`, `l2dct`, `ledbat`, `tcp_lp`",
                 range: "",
                 source: "",
                 doc: "congestion control: RFC 5681/6582 NewReno, RFC 9438 CUBIC, RFC 8257 DCTCP \
-                      (ECN always on), RFC 6817 LEDBAT, TCP-LP; a table named after a built-in \
-                      defaults to the built-in's",
+                      and its derivatives D2TCP (deadline-aware: a flow's `deadline` sets its \
+                      imminence) and L2DCT (weighted by bytes sent), these three with ECN always \
+                      on; RFC 6817 LEDBAT, TCP-LP; a table named after a built-in defaults to \
+                      the built-in's",
             },
             $( KeyDoc {
                 name: stringify!($key),
@@ -369,7 +377,7 @@ transport_keys! {
     /// duplicate-ACK threshold (1 allowed)
     dupack_thresh: u32 = tcp(dupack_thresh), "segments", "≥ 1",
         "RFC 5681 §3.2; Linux tcp_reordering; ns-3 ReTxThreshold";
-    /// ECT data and classic RFC 3168 reaction (always on for dctcp)
+    /// ECT data and classic RFC 3168 reaction (always on for dctcp, d2tcp and l2dct)
     ecn: bool = tcp(ecn), "bool", "", "RFC 3168 §6.1.2";
     /// RTO formula: `rfc6298`, `linux` (variance term floored at rto_min), `static` (a fixed
     /// `rto_static`)
@@ -451,6 +459,19 @@ transport_keys! {
     tcplp_gamma: f64 = tcp(tcplp_gamma), "number", "(0, 1]", "TCP-LP §III-B; Linux tcp_lp";
     /// TCP-LP inference timeout, in smoothed RTTs
     tcplp_itt_rtts: f64 = tcp(tcplp_itt_rtts), "RTTs", "≥ 1", "TCP-LP §III-C; Linux tcp_lp";
+    /// D2TCP lower clamp of the deadline imminence factor d = T_c / D
+    d2tcp_d_min: f64 = tcp(d2tcp_d_min), "number", "> 0", "D2TCP §3.1.2; spec §4.3";
+    /// D2TCP upper clamp of d
+    d2tcp_d_max: f64 = tcp(d2tcp_d_max), "number", "≥ d2tcp_d_min", "D2TCP §3.1.2; spec §4.3";
+    /// L2DCT weight of a flow that has sent at least `l2dct_size_hi`
+    l2dct_w_min: f64 = tcp(l2dct_w_min), "number", "> 0", "PIAS-NS2 L2DCT; spec §4.4";
+    /// L2DCT weight of a flow that has sent at most `l2dct_size_lo`
+    l2dct_w_max: f64 = tcp(l2dct_w_max), "number", "≥ l2dct_w_min", "PIAS-NS2 L2DCT; spec §4.4";
+    /// L2DCT bytes sent up to which the weight is `l2dct_w_max`
+    l2dct_size_lo: Bytes = tcp(l2dct_size_lo), "bytes", "", "PIAS-NS2 L2DCT; spec §4.4";
+    /// L2DCT bytes sent from which the weight is `l2dct_w_min` (linear in between)
+    l2dct_size_hi: Bytes = tcp(l2dct_size_hi), "bytes", "> l2dct_size_lo",
+        "PIAS-NS2 L2DCT; spec §4.4";
     /// initial ssthresh; unset = infinite ("arbitrarily high")
     init_ssthresh: Option<Bytes> = tcp(init_ssthresh), "bytes", "≥ 2·MSS",
         "RFC 5681 §3.1; Linux TCP_INFINITE_SSTHRESH; ns-3 InitialSlowStartThreshold";
@@ -559,9 +580,11 @@ impl Default for TransportConfig {
 }
 
 /// The built-in transports: a name and its congestion control (the `rfc` profile).
-pub const BUILTINS: [(&str, CcName); 5] = [
+pub const BUILTINS: [(&str, CcName); 7] = [
     ("cubic", CcName::Cubic),
+    ("d2tcp", CcName::D2tcp),
     ("dctcp", CcName::Dctcp),
+    ("l2dct", CcName::L2dct),
     ("ledbat", CcName::Ledbat),
     ("newreno", CcName::NewReno),
     ("tcp_lp", CcName::TcpLp),
@@ -652,7 +675,7 @@ impl TransportConfig {
         self.set_tcp_keys(&mut cfg);
         cfg.mss = mss;
         cfg.timestamps = timestamps;
-        cfg.ecn = self.ecn || self.cc == CcName::Dctcp;
+        cfg.ecn = self.ecn || self.cc.to_tcp().is_dctcp_family();
         cfg.rto_mode = match self.rto_mode {
             RtoModeName::Rfc6298 => RtoMode::Rfc6298,
             RtoModeName::Linux => RtoMode::Linux,

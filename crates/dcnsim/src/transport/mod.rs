@@ -93,6 +93,9 @@ pub enum TransportKind {
 
 /// The parameters of a transport family: a TCP-family transport (TCP, Near-Opt) has a
 /// [`TcpConfig`], a RoCE transport its [`roce::RoceParams`]; neither carries the other's.
+/// One per transport at build time, never on the packet path: the size difference between
+/// the variants costs nothing, so the TCP config is not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Family {
     Tcp(TcpConfig),
@@ -355,7 +358,8 @@ impl AnyEndpoint {
     pub fn new(rt: &TransportRt, d: &FlowDesc, record_delivery: bool) -> AnyEndpoint {
         match rt.kind {
             TransportKind::Tcp => AnyEndpoint::Tcp(tcp::TcpFlow::new(
-                TcpSender::new(rt.tcp(), d.size),
+                // The flow's absolute deadline reaches the CC (D2TCP, spec §4.3).
+                TcpSender::new(rt.tcp(), d.size).with_deadline(d.deadline),
                 rt,
                 d,
                 record_delivery,
