@@ -377,3 +377,31 @@ fn offered_and_carried_load_over_the_window() {
     assert!(l.carried_bps < 0.9 * l.offered_bps, "{l:?}");
     assert!(l.carried_bps > 0.0);
 }
+
+#[test]
+fn pcap_appears_under_its_name_only_when_the_run_finishes() {
+    use dcnsim::sim::pcap::{drops_path, Capture};
+    let path = tmp("atomic.pcap");
+    let drops = drops_path(&path);
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&drops);
+    let mut c = Capture::new(&path, vec![], None, 0, u64::MAX, 10);
+    c.open();
+    // Half-way through a run nothing carries the final names.
+    assert!(!std::path::Path::new(&path).exists());
+    assert!(!std::path::Path::new(&drops).exists());
+    assert!(c.finish().is_empty());
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes.len(), 24, "the pcap file header alone");
+    assert!(std::fs::read_to_string(&drops)
+        .unwrap()
+        .starts_with("t_s,flow"));
+    let dir = std::path::Path::new(&path).parent().unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("atomic.pcap") && n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

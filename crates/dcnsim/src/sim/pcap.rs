@@ -134,9 +134,11 @@ impl Capture {
     /// and `finish` reports why.
     pub fn open(&mut self) {
         let r = (|| -> std::io::Result<()> {
-            let mut out = BufWriter::with_capacity(1 << 16, File::create(&self.path)?);
+            // Both files are written under temporary names and renamed by `finish`: a run
+            // that dies half-way leaves no capture that looks complete.
+            let mut out = BufWriter::with_capacity(1 << 16, File::create(tmp(&self.path))?);
             let mut drops =
-                BufWriter::with_capacity(1 << 14, File::create(drops_path(&self.path))?);
+                BufWriter::with_capacity(1 << 14, File::create(tmp(&drops_path(&self.path)))?);
             // pcap file header: magic (ns timestamps), version 2.4, thiszone, sigfigs,
             // snaplen, LINKTYPE_ETHERNET; all in the writer's (little-endian) byte order.
             out.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
@@ -214,8 +216,23 @@ impl Capture {
                     .get_or_insert(format!("output.pcap: writing {:?} failed: {e}", self.path));
             }
         }
+        let opened = self.out.is_some();
         self.out = None;
         self.drops = None;
+        let files = [self.path.clone(), drops_path(&self.path)];
+        if opened && self.error.is_none() {
+            for f in &files {
+                if let Err(e) = std::fs::rename(tmp(f), f) {
+                    self.error
+                        .get_or_insert(format!("output.pcap: renaming to {f:?} failed: {e}"));
+                }
+            }
+        }
+        if self.error.is_some() {
+            for f in &files {
+                let _ = std::fs::remove_file(tmp(f));
+            }
+        }
         if let Some(e) = self.error.take() {
             notes.push(e);
         }
@@ -233,6 +250,11 @@ impl Capture {
 /// The side table of drops for a capture written to `path`.
 pub fn drops_path(path: &str) -> String {
     format!("{path}.drops.csv")
+}
+
+/// Where `path` is written until the run finishes.
+fn tmp(path: &str) -> String {
+    format!("{path}.tmp-{}", std::process::id())
 }
 
 /// The 54 header bytes of a packet.
