@@ -328,7 +328,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     mod = papers.get(args.paper)
     out = Path(args.output or f"reproduce-{args.paper}{'-full' if args.full else ''}")
-    mod.reproduce(out, full=args.full, jobs=args.jobs, progress=not args.quiet)
+    if args.figure:
+        figs = [f for arg in args.figure for f in arg.split(",") if f]
+        try:
+            figs = mod.REPRO.check_figures(figs)
+        except KeyError as e:
+            _err(f"error: --figure: {e.args[0]}")
+            return EXIT_BAD_INPUT
+        mod.REPRO.reproduce(
+            out, full=args.full, jobs=args.jobs, progress=not args.quiet, figures=figs
+        )
+    else:
+        mod.reproduce(out, full=args.full, jobs=args.jobs, progress=not args.quiet)
     _err(f"results in {out}")
     return EXIT_OK
 
@@ -557,6 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("-j", "--jobs", type=int, default=None)
     rp.add_argument("-q", "--quiet", action="store_true")
+    rp.add_argument(
+        "--figure",
+        action="append",
+        metavar="ID",
+        help="run only this figure (repeatable, or comma-separated ids as in the report's "
+        "first column); an unknown id lists the paper's figures",
+    )
     rp.set_defaults(func=cmd_reproduce)
 
     x = sub.add_parser(

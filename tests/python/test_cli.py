@@ -127,6 +127,24 @@ def test_plot(tmp_path: Path, fake) -> None:
     assert cli.main(["plot", str(tmp_path / "nope")]) == 2
 
 
+def test_reproduce_figure_subset_runs_only_those(tmp_path: Path, capsys) -> None:
+    # REFLEX Fig 10b is a calculation (no simulation): the subset path end to end in seconds
+    out = tmp_path / "sub"
+    assert cli.main(["reproduce", "reflex", "--figure", "Fig10b", "-o", str(out), "-q"]) == 0
+    md = (out / "report.md").read_text()
+    assert "Only figure Fig10b was run (`--figure`), of 16." in md
+    table = [ln for ln in md.splitlines() if ln.startswith("| Fig")]
+    assert [ln.split("|")[1].strip() for ln in table] == ["Fig10b"]
+    assert "Only figure Fig10b was run" in (out / "report.html").read_text()
+    capsys.readouterr()
+    # an unknown id names itself, lists the paper's figures and leaves nothing behind
+    bad = tmp_path / "bad"
+    assert cli.main(["reproduce", "reflex", "--figure", "Fig99,Fig2", "-o", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "--figure" in err and "'Fig99'" in err and "Fig10b" in err and "Fig17" in err
+    assert not bad.exists()
+
+
 def test_reproduce_unknown_paper_lists_available(fake, capsys) -> None:
     assert cli.main(["reproduce", "nosuchpaper"]) == 2
     err = capsys.readouterr().err

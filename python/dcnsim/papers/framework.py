@@ -362,24 +362,50 @@ class Reproduction:
         return out
 
     def write_report(
-        self, out_dir: Path, findings: Sequence[Finding], scale: Scale, elapsed: float | None
+        self,
+        out_dir: Path,
+        findings: Sequence[Finding],
+        scale: Scale,
+        elapsed: float | None,
+        *,
+        subset: bool = False,
     ) -> Path:
-        return write_report(self, Path(out_dir), findings, scale, elapsed)
+        return write_report(self, Path(out_dir), findings, scale, elapsed, subset=subset)
+
+    def check_figures(self, figures: Iterable[str]) -> list[str]:
+        """``figures`` in the registry's order; ``KeyError`` naming the unknown ids and
+        listing the known ones."""
+        want = list(dict.fromkeys(figures))
+        ids = [f.id for f in self.figures]
+        if unknown := [w for w in want if w not in ids]:
+            raise KeyError(
+                f"{self.key}: no figure {', '.join(map(repr, unknown))} (figures: {', '.join(ids)})"
+            )
+        return [i for i in ids if i in want]
 
     def reproduce(
-        self, out_dir: Path, *, full: bool = False, jobs: int | None = None, progress: bool = True
+        self,
+        out_dir: Path,
+        *,
+        full: bool = False,
+        jobs: int | None = None,
+        progress: bool = True,
+        figures: Iterable[str] | None = None,
     ) -> list[Finding]:
-        """``dcnsim reproduce``: every figure at the reduced or full scale, then the report."""
+        """``dcnsim reproduce``: every figure (or only ``figures``, by id) at the reduced or
+        full scale, then the report. Runs shared with other figures are cached in
+        ``out_dir/runs``, so a later full reproduction into the same directory reuses them."""
         import shutil
 
         out = Path(out_dir)
+        subset = self.check_figures(figures) if figures is not None else None
         existed = out.exists()
         t0 = time.monotonic()
         sc = self.scales["full" if full else "reduced"]
         try:
             out.mkdir(parents=True, exist_ok=True)
-            fs = self.run(out, sc, jobs=jobs, progress=progress)
-            self.write_report(out, fs, sc, time.monotonic() - t0)
+            fs = self.run(out, sc, subset, jobs=jobs, progress=progress)
+            self.write_report(out, fs, sc, time.monotonic() - t0, subset=subset is not None)
         except BaseException:
             if not existed:
                 shutil.rmtree(out, ignore_errors=True)
@@ -413,12 +439,19 @@ def verdict_table(findings: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
+def _only(findings: Sequence[Finding]) -> str:
+    ids = ", ".join(f.figure for f in findings)
+    return f"figure {ids} was run" if len(findings) == 1 else f"figures {ids} were run"
+
+
 def write_report(
     repro: Reproduction,
     out_dir: Path,
     findings: Sequence[Finding],
     scale: Scale,
     elapsed: float | None = None,
+    *,
+    subset: bool = False,
 ) -> Path:
     """``report.md`` (verdict table, notes, per-point seeds / durations / flow counts),
     ``report.csv`` (one row per finding, one column per statistic), one PNG per figure and
@@ -443,7 +476,8 @@ def write_report(
         f"# {repro.title}",
         "",
         f"Scale: {scale.name}, seeds {list(scale.seeds)}. "
-        f"{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
+        + (f"Only {_only(findings)} (`--figure`), of {len(repro.figures)}. " if subset else "")
+        + f"{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
         f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available"
         + (
             f" ({len(findings) - len(counted)} reported variants not counted)."
@@ -503,7 +537,7 @@ def write_report(
     tmp = out_dir / f".report.csv.tmp-{os.getpid()}"
     pd.DataFrame(rows).to_csv(tmp, index=False)
     os.replace(tmp, out_dir / "report.csv")
-    write_html_report(repro, out_dir, findings, scale, elapsed)
+    write_html_report(repro, out_dir, findings, scale, elapsed, subset=subset)
     return path
 
 
@@ -513,6 +547,8 @@ def write_html_report(
     findings: Sequence[Finding],
     scale: Scale,
     elapsed: float | None = None,
+    *,
+    subset: bool = False,
 ) -> Path:
     """``report.html``: the same content as ``report.md`` as one self-contained page (the
     figures written by :func:`write_report` embedded), plus the warnings of the runs and the
@@ -521,8 +557,13 @@ def write_html_report(
 
     counted = [f for f in findings if f.counted]
     counts = {v: sum(f.verdict == v for f in counted) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
+    only = (
+        f"Only {rep.esc(_only(findings))} (<code>--figure</code>), of {len(repro.figures)}. "
+        if subset
+        else ""
+    )
     body = [
-        f"<p>{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
+        f"<p>{only}{counts[HOLDS]} of {len(counted)} findings hold, {counts[NO]} do not, "
         f"{counts[INCONCLUSIVE]} inconclusive, {counts[NA]} not available"
         + (
             f" ({len(findings) - len(counted)} reported variants not counted).</p>"
