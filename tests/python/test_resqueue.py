@@ -44,6 +44,16 @@ def test_reservation_semantics() -> None:
     assert pias["switch"]["queue_limit"] == ["1000000pkt"] * 8
 
 
+def test_seeds_needed_tells_a_threshold_tie_from_a_seed_shortage() -> None:
+    # per-seed ratios scattered around the threshold: more seeds converge on it, never decide
+    assert "would not decide" in resqueue.seeds_needed([0.97, 1.03, 1.01], 1.0)
+    # clearly above it but noisy: a finite number of seeds decides (2·sd/|m−thr| squared)
+    msg = resqueue.seeds_needed([0.9, 1.3, 1.1], 0.9)
+    assert "seeds would decide" in msg and int(msg.split("≈ ")[1].split()[0]) >= 3
+    assert "one side" in resqueue.seeds_needed([1.2, 1.25, 1.22], 1.0)
+    assert "too few" in resqueue.seeds_needed([1.2], 1.0)
+
+
 def test_frontends_spread_and_load_split() -> None:
     fes = resqueue.frontends(56, 7)
     assert fes == resqueue.frontends(56, 7) and len(set(fes)) == 7
@@ -69,6 +79,15 @@ def test_drops_per_packet_grow_with_load_without_resqueue(ci: dict) -> None:
         ours = ci["f"][k].ours
         lo, hi = (int(p.split()[-1]) for p in ours.split(", "))
         assert hi > lo, ours
+
+
+def test_resqueue_miss_is_explained_by_the_ablation(ci: dict) -> None:
+    """A ResQueue max-drops miss carries the ablation's numbers (each variant's max drops)."""
+    fd = ci["f"]["Fig4-resqueue-max-drops"]
+    if fd.verdict != "holds":
+        for lab in resqueue.ABLATIONS:
+            assert f"{lab} " in fd.note, fd.note
+        assert "max drops of a short-flow packet: PIAS" in fd.note
 
 
 def test_report_written(ci: dict) -> None:
