@@ -253,3 +253,33 @@ fn bad_tlt_keys_name_the_key() {
     let e = err_of(r#""tlt_every": -1"#);
     assert!(e.to_string().contains("tlt_every"), "{e}");
 }
+
+/// A 1 MB message under DCQCN+SACK (selective repeat, no BDP cap) with PSNs 100–102 lost and
+/// the retransmission of 101 (the middle of the round) lost again.
+fn sack_relost(tlt: &str) -> RunOutput {
+    run(&star(
+        2,
+        &[(1, 0, "1MB")],
+        "",
+        &format!(r#""cc": "none", "recovery": "sack", "tlt": "{tlt}""#),
+        r#", "scheme": {"kind": "test", "keep_colour": true, "drop_red_seqs": [100, 101, 102, 101]},
+           "run": {"duration": "1ms", "horizon": "20ms"}"#,
+    ))
+}
+
+#[test]
+fn rate_tlt_on_sack_detects_a_retransmission_lost_again_at_the_round_end() {
+    // Without TLT the selective-repeat round resends 100, 101, 102 once; 101 lost again
+    // waits for the static 4 ms RTO.
+    let base = sack_relost("off");
+    assert_eq!(base.flows.rto_count[0], 1);
+    // Rate-based TLT: the round's first (100) and last (102) are important; the echo of 102
+    // shows 101, retransmitted before it, still missing: resent at once.
+    let tlt = sack_relost("rate");
+    let f = &tlt.flows;
+    assert!(f.completed[0]);
+    assert_eq!(f.drops[0], 4);
+    assert_eq!(f.rto_count[0], 0, "no timeout");
+    assert!(f.tlt_lost_segs[0] >= 1);
+    assert!(f.fct_s[0] < 1e-3, "fct {}", f.fct_s[0]);
+}

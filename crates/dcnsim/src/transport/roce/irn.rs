@@ -264,7 +264,7 @@ impl Selective {
     /// [`Self::take`]): the next new PSN, the lowest retransmission still pending, the
     /// episode.
     #[inline]
-    pub fn tlt_snapshot(&self) -> super::tlt::Imp {
+    pub fn tlt_snapshot(&self, psn: u64) -> super::tlt::Imp {
         let lo = if !self.recovery {
             self.una
         } else if self.re < self.re_end {
@@ -273,6 +273,7 @@ impl Selective {
             self.retx.min(self.lost_below)
         };
         super::tlt::Imp {
+            psn,
             b: self.nxt,
             lo,
             episode: self.episode,

@@ -272,19 +272,25 @@ impl RoceFlow {
     fn has_next(&self) -> bool {
         self.qp.has_next() || self.tlt.clock_next
     }
-    /// Window-based TLT at the requester: an Important Echo arrived (after the ACK / NACK
-    /// itself was processed). TLT §5.1: judge the important packet in flight (loss
-    /// detection), make the next packet Important Data, and if nothing may be sent, send one
+    /// TLT with selective repeat at the requester: an Important Echo of data packet `echoed`
+    /// arrived (after the ACK / NACK itself was processed). TLT §5.1: if it echoes the
+    /// important packet in flight, judge what was sent before it (loss detection). Window-
+    /// based only: make the next packet Important Data, and if nothing may be sent, send one
     /// Important Clock packet regardless of the window (important ACK-clocking).
-    fn on_echo(&mut self, cx: &mut Cx) {
+    fn on_echo(&mut self, cx: &mut Cx, echoed: u64) {
         let Qp::Sel(t, _) = &mut self.qp else {
             return;
         };
-        if let Some(i) = self.tlt.pending.take() {
+        if let Some(i) = self.tlt.pending.filter(|i| i.psn == echoed) {
+            self.tlt.pending = None;
             let before = t.una;
             if t.tlt_judge(i) {
                 cx.rec.tlt_lost_segs += i.b.min(t.n).saturating_sub(before);
+                cx.rearm(Timer::Pace);
             }
+        }
+        if self.tlt.mode != RoceTlt::Window {
+            return;
         }
         self.tlt.send_important = true;
         if !t.has_next() && !t.done() {
@@ -321,9 +327,12 @@ impl Endpoint for RoceFlow {
                     }
                 }
                 let n = self.qp.n();
-                // Window-based TLT (§5.1): Important Data is answered at once, with an
-                // Important Echo (Clock Echo for Important Clock Data).
-                let echo = self.tlt.mode == RoceTlt::Window && p.has(flags::IMPORTANT);
+                // TLT §5.1: Important Data is answered at once, with an Important Echo (Clock
+                // Echo for Important Clock Data). Window-based TLT, and rate-based TLT with
+                // selective repeat (its loss detection, `on_echo`).
+                let echo = p.has(flags::IMPORTANT)
+                    && (self.tlt.mode == RoceTlt::Window
+                        || (self.tlt.on() && matches!(self.qp, Qp::Sel(..))));
                 let every = if echo { 1 } else { self.p.ack_every.max(1) };
                 let reply = match &mut self.qp {
                     Qp::Gbn(_, rx) => match rx.on_data(p.seq, p.seq + 1 == n, every) {
@@ -347,6 +356,9 @@ impl Endpoint for RoceFlow {
                     }
                     if echo {
                         a.flags |= p.flags & (flags::IMPORTANT | flags::CLOCK);
+                        // The echoed PSN rides in the first SACK block (an ACK counts none:
+                        // `n_sack` stays 0; a NACK's is this PSN anyway).
+                        a.sack[0] = (p.seq, p.seq + 1);
                     }
                     cx.send(a);
                 }
@@ -369,8 +381,8 @@ impl Endpoint for RoceFlow {
                         return;
                     }
                 }
-                if self.tlt.mode == RoceTlt::Window && p.has(flags::IMPORTANT) {
-                    self.on_echo(cx);
+                if p.has(flags::IMPORTANT) {
+                    self.on_echo(cx, p.sack[0].0);
                 }
             }
             PktKind::Nack => {
@@ -393,8 +405,8 @@ impl Endpoint for RoceFlow {
                     cx.close();
                     return;
                 }
-                if self.tlt.mode == RoceTlt::Window && p.has(flags::IMPORTANT) {
-                    self.on_echo(cx);
+                if p.has(flags::IMPORTANT) {
+                    self.on_echo(cx, p.sack[0].0);
                 }
             }
             PktKind::Cnp => {
@@ -460,9 +472,10 @@ impl Endpoint for RoceFlow {
                         pk.flags |= flags::CLOCK;
                         cx.rec.clock_bytes += len as u64;
                     }
-                    if let (RoceTlt::Window, Qp::Sel(t, _)) = (self.tlt.mode, &self.qp) {
-                        // The important packet in flight (window-based, §5.1).
-                        self.tlt.pending = Some(t.tlt_snapshot());
+                    if let Qp::Sel(t, _) = &self.qp {
+                        // The important packet in flight (the latest; §5.1), judged at its
+                        // echo.
+                        self.tlt.pending = Some(t.tlt_snapshot(psn));
                     }
                 }
                 cx.send(pk);

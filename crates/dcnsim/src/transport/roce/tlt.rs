@@ -11,7 +11,9 @@
 //! - **Rate-based** ([`RoceTlt::Rate`], TLT §5.2, mechanisms §5.5.3; vanilla DCQCN and
 //!   DCQCN+SACK): the message's last packet is important; optionally one in every `every`
 //!   transmitted packets; when a round of retransmission starts, its first and last packets
-//!   are important (Fig. 4).
+//!   are important (Fig. 4). With selective repeat the echo of an important packet also
+//!   drives the loss detection below (a go-back-N receiver does it by NACKing the new gap):
+//!   otherwise a retransmission lost again inside a round waits for the timeout.
 //! - **Window-based** ([`RoceTlt::Window`], TLT §5.1, mechanisms §5.5.2; IRN, HPCC): one
 //!   important packet in flight. The last packet of the first window is Important Data; the
 //!   responder answers important data at once with an Important Echo; an echo makes the next
@@ -66,6 +68,8 @@ pub enum Mark {
 /// the recovery episode it was sent in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imp {
+    /// The important packet's PSN (an echo is matched to it).
+    pub psn: u64,
     pub b: u64,
     pub lo: u64,
     pub episode: u64,
@@ -197,6 +201,7 @@ mod tests {
         s.iw_last = true;
         assert_eq!(t.mark(&s), Mark::Important);
         t.pending = Some(Imp {
+            psn: 1,
             b: 2,
             lo: 0,
             episode: 0,
