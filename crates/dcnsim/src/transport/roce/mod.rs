@@ -430,6 +430,11 @@ impl Endpoint for RoceFlow {
                     return;
                 }
                 let had_timer = self.qp.deadline().is_some();
+                if self.tlt.clock_next && self.qp.has_next() {
+                    // The window opened since the echo: a normal packet goes, as Important
+                    // Data (sendState is still Important).
+                    self.tlt.clock_next = false;
+                }
                 let s = match &mut self.qp {
                     Qp::Sel(t, _) if self.tlt.clock_next && !t.has_next() => {
                         match t.take_clock(cx.now) {
@@ -472,10 +477,14 @@ impl Endpoint for RoceFlow {
                         pk.flags |= flags::CLOCK;
                         cx.rec.clock_bytes += len as u64;
                     }
-                    if let Qp::Sel(t, _) = &self.qp {
-                        // The important packet in flight (the latest; §5.1), judged at its
-                        // echo.
-                        self.tlt.pending = Some(t.tlt_snapshot(psn));
+                    match &self.qp {
+                        // The important packet in flight (§5.1), judged at its echo; one at
+                        // a time (a rate-based sender may send several per round trip: the
+                        // next is tracked once this one's echo is back).
+                        Qp::Sel(t, _) if self.tlt.pending.is_none() => {
+                            self.tlt.pending = Some(t.tlt_snapshot(psn));
+                        }
+                        _ => {}
                     }
                 }
                 cx.send(pk);
@@ -501,10 +510,11 @@ impl Endpoint for RoceFlow {
                 };
                 if fired {
                     cx.rec.rto_count += 1;
+                    // [not in the paper] as for TCP (sender/tlt.rs): after a timeout the
+                    // important packet in flight is presumed lost; (window-based) the next
+                    // is important.
+                    self.tlt.pending = None;
                     if self.tlt.mode == RoceTlt::Window {
-                        // [not in the paper] as for TCP (sender/tlt.rs): after a timeout the
-                        // important packet in flight is presumed lost; the next is important.
-                        self.tlt.pending = None;
                         self.tlt.send_important = true;
                     }
                     cx.rearm(Timer::Pace);
