@@ -477,14 +477,13 @@ impl Endpoint for RoceFlow {
                         pk.flags |= flags::CLOCK;
                         cx.rec.clock_bytes += len as u64;
                     }
-                    match &self.qp {
-                        // The important packet in flight (§5.1), judged at its echo; one at
-                        // a time (a rate-based sender may send several per round trip: the
-                        // next is tracked once this one's echo is back).
-                        Qp::Sel(t, _) if self.tlt.pending.is_none() => {
-                            self.tlt.pending = Some(t.tlt_snapshot(psn));
-                        }
-                        _ => {}
+                    if let Qp::Sel(t, _) = &self.qp {
+                        // The important packet in flight (§5.1), judged at its echo. A
+                        // rate-based sender may send several per round trip: the latest is
+                        // tracked (a round's last packet is always the one judged; echoes of
+                        // earlier ones are ignored), so the echo of `i` never judges packets
+                        // sent after `i`.
+                        self.tlt.pending = Some(t.tlt_snapshot(psn));
                     }
                 }
                 cx.send(pk);
