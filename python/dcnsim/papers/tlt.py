@@ -12,7 +12,8 @@ Metrics (spec §6, TLT-Fig*): foreground = the 95 → 1 incast flows, background
 web-search flows, both started in the measurement window; unfinished flows count as +inf in
 percentiles and means. Timeouts per 1k flows = Σ RTOs × 1000 / flows. PAUSE frames per 1k
 flows and the mean fraction of time a PFC link priority is paused come from the queue table.
-The RoCE transports (Fig 6, the RoCE columns of Figs 9a, 15, 18) come with the RoCE issue.
+The RoCE half (Fig 6, 9a, the RoCE columns of Fig 15, TLT-N) is :mod:`dcnsim.papers.tlt_roce`,
+included in this reproduction's figures.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import Results
+from . import tlt_roce
 from .framework import (
     HOLDS,
     NA,
@@ -44,12 +46,12 @@ from .framework import (
 
 TITLE = (
     "Towards Timeout-less Transport in Commodity Datacenter Networks (TLT; Lim et al., "
-    "EuroSys 2021) — TCP and DCTCP"
+    "EuroSys 2021) — TCP, DCTCP and RoCE"
 )
 SCENARIO = "tlt"
 #: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 4.8 min (177 runs) on two cores; --full: several hours"
+    "reduced: about 6.5 min (215 runs: 177 TCP, 38 RoCE) on two cores; --full: several hours"
     " (its Fig 1/5/7 subset alone took 63 min)"
 )
 
@@ -114,16 +116,17 @@ def classes(
     flows_per_sender: int = 8,
     cdf: str = "websearch",
     cdf_mean: float | None = None,
+    wire: float = WIRE,
 ) -> list[dict[str, Any]]:
     """Background Poisson + periodic foreground incasts (TLT-SIM-TCP-BASE load arithmetic).
 
     Each host offers ``load / OVERSUB`` of its link (so ToR uplinks carry ≈ ``load``), of which
     ``fg_share`` by bytes is foreground. Background ``load`` (dcnsim: payload fraction of all
     host links) = load / OVERSUB × (1 − fg_share) / WIRE; the incast period makes foreground
-    bytes ``fg_share`` of all bytes."""
+    bytes ``fg_share`` of all bytes. ``wire``: wire bytes per payload byte (RoCE: 1.082)."""
     if not (0 < load <= 1 and 0 <= fg_share < 1):
         raise ValueError(f"load {load} or fg_share {fg_share} out of range")
-    bg = load / OVERSUB * (1 - fg_share) / WIRE
+    bg = load / OVERSUB * (1 - fg_share) / wire
     out: list[dict[str, Any]] = [
         {
             "name": "background",
@@ -191,6 +194,9 @@ REDUCED = Scale(
         "table1_fg": (0.05, 0.1),
         "wl_loads": (0.4,),
         "degrees": (2, 4, 8, 10),
+        # the RoCE half (tlt_roce.py): ≈ 420 background flows per run
+        "roce_duration": "10ms",
+        "roce_seeds": (1, 2),
     },
 )
 FULL = Scale(
@@ -207,13 +213,16 @@ FULL = Scale(
         "table1_fg": (0.05, 0.1),
         "wl_loads": (0.2, 0.4),
         "degrees": (2, 6, 10),
+        # RoCE half: ≈ 10,000 background flows per run, as the paper
+        "roce_duration": "240ms",
+        "roce_seeds": (1, 2, 3, 4, 5),
     },
 )
 #: CI subset: the Fig 5 runs only, shorter.
 QUICK = Scale(
     "quick (CI)",
     seeds=(1, 2),
-    params={**REDUCED.params, "duration": "12ms"},
+    params={**REDUCED.params, "duration": "12ms", "roce_duration": "5ms", "roce_seeds": (1,)},
 )
 
 WORKLOADS = {
@@ -1361,6 +1370,7 @@ FIGURES: list[Figure] = [
         eval_fig18,
         needs=NEEDS,
     ),
+    *tlt_roce.FIGURES,
 ]
 
 #: What is known about each finding when it does not hold: what was tried, and which
@@ -1419,6 +1429,9 @@ MISS_NOTES = {
 }
 
 
+MISS_NOTES.update(tlt_roce.MISS_NOTES)
+
+
 def _noted(ev: Any, text: str) -> Any:
     def f(c: Ctx, fd: Finding) -> None:
         ev(c, fd)
@@ -1432,11 +1445,12 @@ for _f in FIGURES:
     if _f.id in MISS_NOTES:
         _f.evaluate = _noted(_f.evaluate, MISS_NOTES[_f.id])
 
-PREAMBLE = """\
+PREAMBLE = (
+    """\
 The TCP and DCTCP half of TLT's evaluation (§7.1, Appendix B) on TLT-SIM-TCP-BASE (the
 shipped `tlt` scenario). Foreground = 95 → 1 incasts of 8 × 8 kB flows per sender, 5% of the
 bytes; background = web-search Poisson flows; ToR–core load 40%. Unfinished flows count as
-+inf. The RoCE transports (Figs 6, 9a, 15's RoCE columns, 18's HPCC) come with the RoCE work.
++inf.
 Segment delivery time (Fig 16): first transmission to the first ACK covering the segment,
 retransmissions included, all classes, from the core's histograms (50 bins per decade).
 
@@ -1444,7 +1458,10 @@ Choices (stated, not tuned): MSS 1460 B (reference code 1480 B); ACK every segme
 senders of one incast start together; PFC with a dynamic XOFF (α = 1/16) and headroom for
 2 × link delay × rate + 2 MTU; colour threshold 400 kB counted on the port's red bytes
 (`red_only`, the reference code's reading); TLT's adaptive important ACK-clocking.
+
 """
+    + tlt_roce.PREAMBLE
+)
 
 REPRO = Reproduction(
     key="tlt",
@@ -1455,6 +1472,7 @@ REPRO = Reproduction(
     mechanisms={
         "pfc": (SCENARIO, variant("pfc", "dctcp")),
         "tlt": (SCENARIO, variant("tlt", "dctcp")),
+        **tlt_roce.MECHANISMS,
     },
 )
 

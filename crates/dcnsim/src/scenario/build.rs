@@ -387,7 +387,11 @@ impl Scenario {
             let Some(t) = self.transport(&c.transport) else {
                 continue;
             };
-            let tlt = t.tlt != super::transport::TltName::Off;
+            let roce_tlt = t
+                .roce
+                .as_ref()
+                .is_some_and(|r| r.tlt != super::roce::RoceTltName::Off);
+            let tlt = t.tlt != super::transport::TltName::Off || roce_tlt;
             let q = c.priority.min(nq - 1);
             let msg = if colour_q & (1 << q) != 0 && !tlt {
                 format!(
@@ -398,7 +402,8 @@ impl Scenario {
                 )
             } else if tlt && colour_q & (1 << q) == 0 {
                 let key = if self.transports.contains_key(&c.transport) {
-                    format!("transports.{}.tlt", c.transport)
+                    let roce = if roce_tlt { ".roce" } else { "" };
+                    format!("transports.{}{roce}.tlt", c.transport)
                 } else {
                     format!("classes[{i}].transport")
                 };
@@ -571,7 +576,7 @@ impl Scenario {
                     handshake: false,
                     nearopt_immediate: false,
                     cqcn: None,
-                    tlt: false,
+                    tlt: rp.tlt != crate::transport::roce::tlt::RoceTlt::Off,
                     payload: rp.payload,
                     data_overhead: rp.data_overhead,
                     ack_wire: rp.ack_wire,

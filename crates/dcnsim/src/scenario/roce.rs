@@ -7,6 +7,7 @@
 
 use super::{ConfigError, PacketConfig};
 use crate::transport::roce::dcqcn::DcqcnParams;
+use crate::transport::roce::tlt::RoceTlt;
 use crate::transport::roce::{RoceCc, RoceParams, RoceRecovery, AETH, CNP_BODY, ROCE_HEADERS};
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::{Rate, Time};
@@ -33,6 +34,20 @@ pub enum RoceRecoveryName {
     Irn,
     /// DCQCN+SACK: IRN's selective repeat without the BDP cap, static `rto`.
     Sack,
+}
+
+/// TLT on a RoCE transport (docs/rdma.md; mechanisms §5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoceTltName {
+    #[default]
+    Off,
+    /// The paper's variant for the recovery: window-based on IRN, rate-based otherwise.
+    On,
+    /// Rate-based marking (TLT §5.2).
+    Rate,
+    /// Window-based marking (TLT §5.1; selective repeat only).
+    Window,
 }
 
 /// Which constants the unset DCQCN keys take.
@@ -120,6 +135,14 @@ roce_keys! {
     bdp: Bytes = Bytes(18750), "bytes", "> 0";
     /// `irn`: if set, the BDP is the QP line rate × this base RTT instead of `bdp`
     base_rtt: Option<Dur> = None, "duration", "> 0";
+    /// TLT (Lim et al., EuroSys 2021): `rate` marks the message's last packet, one in every
+    /// `tlt_every` and the first and last of each retransmission round important (§5.2);
+    /// `window` keeps one important packet in flight with important ACK-clocking (§5.1;
+    /// `irn` / `sack` only); `on` = `window` with `irn`, `rate` otherwise (mechanisms
+    /// §5.5.3). Control packets are important. Pair it with `switch.colour`
+    tlt: RoceTltName = RoceTltName::Off, "`off`, `on`, `rate`, `window`", "";
+    /// rate-based TLT: one important packet in every N sent (TLT §7.1: 96; 0 = none)
+    tlt_every: u32 = 96, "packets", "";
     /// the QP's line rate; unset = the host link rate (every host link must then have one rate)
     line_rate: Option<Bw> = None, "rate", "> 0";
     /// NP: at most one CNP per flow per interval (DCQCN §3.2)
@@ -266,8 +289,26 @@ impl RoceConfig {
                 }
             }
         };
+        // mechanisms §5.5.3 [CHOICE]: rate-based for both DCQCN flavours (go-back-N and
+        // SACK), window-based for IRN (and HPCC).
+        let tlt = match (self.tlt, self.recovery) {
+            (RoceTltName::Off, _) => RoceTlt::Off,
+            (RoceTltName::Window, RoceRecoveryName::Gbn) => {
+                return err(
+                    "tlt",
+                    "window-based TLT needs selective repeat (recovery = \"irn\" or \"sack\"); \
+                     go-back-N uses tlt = \"rate\""
+                        .into(),
+                )
+            }
+            (RoceTltName::Window, _) | (RoceTltName::On, RoceRecoveryName::Irn) => RoceTlt::Window,
+            (RoceTltName::Rate | RoceTltName::On, _) => RoceTlt::Rate {
+                every: self.tlt_every,
+            },
+        };
         let data_overhead = pkt.eth_overhead + hdr;
         Ok(RoceParams {
+            tlt,
             recovery,
             payload: self.payload.0 as u32,
             ack_every: self.ack_every,

@@ -6,7 +6,10 @@
 //!   `mark_class` are CE-marked;
 //! - dequeue and receive are counted;
 //! - `drop_data_seq`: the first data packet carrying this `seq` (a TCP byte offset, a RoCE
-//!   PSN) is dropped at its first switch, once (a single, exactly placed loss).
+//!   PSN) is dropped at its first switch, once (a single, exactly placed loss);
+//! - `drop_red_seqs`: each entry drops, once, the next *red* data packet carrying that `seq`
+//!   at a switch (colour-aware loss placed exactly: green packets pass, as they would at a
+//!   colour threshold); `keep_colour` leaves the transport's colours alone on host transmit.
 
 use super::{EnqCtx, Scheme, TxCtx, Verdict};
 use crate::packet::{colour, flags, Packet};
@@ -21,6 +24,8 @@ pub struct TestSchemeConfig {
     pub retx_class: Option<u8>,
     pub mark_class: Option<u8>,
     pub drop_data_seq: Option<u64>,
+    pub drop_red_seqs: Vec<u64>,
+    pub keep_colour: bool,
 }
 
 impl Default for TestSchemeConfig {
@@ -30,6 +35,8 @@ impl Default for TestSchemeConfig {
             retx_class: None,
             mark_class: None,
             drop_data_seq: None,
+            drop_red_seqs: Vec::new(),
+            keep_colour: false,
         }
     }
 }
@@ -60,6 +67,9 @@ impl TestScheme {
 
 impl Scheme for TestScheme {
     fn on_host_tx(&mut self, pkt: &mut Packet, _ctx: &TxCtx) {
+        if self.cfg.keep_colour {
+            return;
+        }
         if pkt.flow % 2 == 1 {
             pkt.colour = colour::RED;
             self.n.tagged += 1;
@@ -72,6 +82,13 @@ impl Scheme for TestScheme {
             self.cfg.drop_data_seq = None;
             self.n.dropped += 1;
             return Verdict::Drop;
+        }
+        if pkt.kind == crate::packet::PktKind::Data && pkt.colour == colour::RED {
+            if let Some(i) = self.cfg.drop_red_seqs.iter().position(|&s| s == pkt.seq) {
+                self.cfg.drop_red_seqs.remove(i);
+                self.n.dropped += 1;
+                return Verdict::Drop;
+            }
         }
         if pkt.colour == colour::RED && ctx.q_bytes >= self.cfg.red_threshold.0 {
             self.n.dropped += 1;

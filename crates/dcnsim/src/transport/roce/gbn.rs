@@ -21,6 +21,8 @@ pub struct GoBackN {
     /// The static RTO and when it expires (None: nothing outstanding).
     rto: Time,
     rto_at: Option<Time>,
+    /// A rewind happened and its round's first packet has not left yet (TLT §5.2).
+    round_start: bool,
 }
 
 /// What a go-back-N event did.
@@ -41,7 +43,16 @@ impl GoBackN {
             high: 0,
             rto,
             rto_at: None,
+            round_start: false,
         }
+    }
+    /// After [`Self::take`] of a retransmission: (first, last) packet of its round of
+    /// retransmission (TLT §5.2, Fig. 4): the first since the rewind, and the one after which
+    /// only new packets follow.
+    #[inline]
+    pub fn round_edges(&mut self, retx: bool) -> (bool, bool) {
+        let first = std::mem::take(&mut self.round_start);
+        (retx && first, retx && self.nxt >= self.high)
     }
     /// Whether a packet is waiting to be sent.
     #[inline]
@@ -82,6 +93,7 @@ impl GoBackN {
         }
         self.nxt = psn;
         self.rto_at = Some(now.saturating_add(self.rto));
+        self.round_start = true;
         Rewind::To(psn)
     }
     /// The retransmission timer's deadline.
@@ -95,6 +107,7 @@ impl GoBackN {
             Some(t) if now >= t && self.una < self.high => {
                 self.nxt = self.una;
                 self.rto_at = Some(now.saturating_add(self.rto));
+                self.round_start = true;
                 Rewind::To(self.una)
             }
             _ => Rewind::None,

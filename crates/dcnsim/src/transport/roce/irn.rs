@@ -93,6 +93,14 @@ pub struct Selective {
     recover: u64,
     lost_below: u64,
     retx: u64,
+    /// TLT window-based loss detection (`tlt_judge`): retransmissions found lost again,
+    /// `[re, re_end)` (un-SACKed ones), resent before the `retx` range.
+    re: u64,
+    re_end: u64,
+    /// Recovery episodes started (NACK or timeout).
+    pub episode: u64,
+    /// An episode started and its first retransmission has not left yet (TLT §5.2).
+    round_start: bool,
     /// The most packets ever outstanding (`nxt − una` after a send).
     pub max_outstanding: u64,
 }
@@ -111,6 +119,10 @@ impl Selective {
             recover: 0,
             lost_below: 0,
             retx: 0,
+            re: 0,
+            re_end: 0,
+            episode: 0,
+            round_start: false,
             max_outstanding: 0,
         }
     }
@@ -120,7 +132,7 @@ impl Selective {
     }
     #[inline]
     fn lost_pending(&self) -> bool {
-        self.recovery && self.retx < self.lost_below
+        self.recovery && (self.re < self.re_end || self.retx < self.lost_below)
     }
     /// Moves `retx` to the next lost packet (skipping acknowledged and SACKed ones).
     fn seek(&mut self) {
@@ -128,17 +140,35 @@ impl Selective {
         while self.retx < self.lost_below && self.sacked.get(self.retx) {
             self.retx += 1;
         }
+        self.re = self.re.max(self.una);
+        while self.re < self.re_end && self.sacked.get(self.re) {
+            self.re += 1;
+        }
+    }
+    /// Whether a new packet may leave: the message has one and BDP-FC allows it.
+    #[inline]
+    pub fn window_open(&self) -> bool {
+        self.nxt < self.n && self.bdp.is_none_or(|b| self.outstanding() < b)
+    }
+    /// Packets of the first window: the BDP-FC cap, or the whole message without one.
+    #[inline]
+    pub fn first_window(&self) -> u64 {
+        self.bdp.map_or(self.n, |b| b.min(self.n))
     }
     /// Whether a packet may be sent now: a lost one, or a new one inside the BDP window.
     #[inline]
     pub fn has_next(&self) -> bool {
-        self.lost_pending()
-            || (self.nxt < self.n && self.bdp.is_none_or(|b| self.outstanding() < b))
+        self.lost_pending() || self.window_open()
     }
     /// Takes the next PSN to send (lost packets first); true if it is a retransmission.
     /// Call only when [`Self::has_next`].
     pub fn take(&mut self, now: Time) -> (u64, bool) {
-        let (psn, retx) = if self.lost_pending() {
+        let (psn, retx) = if self.recovery && self.re < self.re_end {
+            let p = self.re;
+            self.re += 1;
+            self.seek();
+            (p, true)
+        } else if self.lost_pending() {
             let p = self.retx;
             self.retx += 1;
             self.seek();
@@ -165,6 +195,7 @@ impl Selective {
             // IRN §3.1: recovery ends when the cumulative acknowledgement passes the
             // recovery sequence.
             self.recovery = false;
+            self.re_end = 0;
         }
         self.seek();
         // The timer restarts on progress (its length by what is outstanding now) and stops
@@ -184,9 +215,7 @@ impl Selective {
         let started = !self.recovery;
         if started {
             // IRN §3.1: enter recovery; what was sent so far must be acknowledged to leave.
-            self.recovery = true;
-            self.recover = self.nxt;
-            self.retx = self.una;
+            self.start_episode();
         }
         // Everything below the highest SACKed PSN not yet received is lost.
         self.lost_below = self.lost_below.max(sacked + 1);
@@ -203,10 +232,9 @@ impl Selective {
     pub fn on_timer(&mut self, now: Time) -> bool {
         match self.rto_at {
             Some(t) if now >= t && self.una < self.nxt => {
-                self.recovery = true;
-                self.recover = self.nxt;
+                self.start_episode();
+                self.re_end = 0;
                 self.lost_below = self.nxt;
-                self.retx = self.una;
                 self.seek();
                 self.rto_at =
                     Some(now.saturating_add(self.rto.for_outstanding(self.outstanding())));
@@ -217,6 +245,74 @@ impl Selective {
     }
     pub fn done(&self) -> bool {
         self.una >= self.n
+    }
+    fn start_episode(&mut self) {
+        self.recovery = true;
+        self.recover = self.nxt;
+        self.retx = self.una;
+        self.episode += 1;
+        self.round_start = true;
+    }
+    /// After [`Self::take`] of a retransmission: (first, last) packet of its round (TLT
+    /// §5.2): the first of the episode, and one after which no retransmission is pending.
+    #[inline]
+    pub fn round_edges(&mut self, retx: bool) -> (bool, bool) {
+        let first = retx && std::mem::take(&mut self.round_start);
+        (first, retx && !self.lost_pending())
+    }
+    /// TLT window-based: what to record when an important packet leaves (after its
+    /// [`Self::take`]): the next new PSN, the lowest retransmission still pending, the
+    /// episode.
+    #[inline]
+    pub fn tlt_snapshot(&self, psn: u64) -> super::tlt::Imp {
+        let lo = if !self.recovery {
+            self.una
+        } else if self.re < self.re_end {
+            self.re
+        } else {
+            self.retx.min(self.lost_below)
+        };
+        super::tlt::Imp {
+            psn,
+            b: self.nxt,
+            lo,
+            episode: self.episode,
+        }
+    }
+    /// TLT window-based loss detection (TLT §5.1 "Guaranteed fast loss detection", Fig. 3a;
+    /// mechanisms §5.5.2): the Important Echo of the important packet `i` arrived. Paths are
+    /// FIFO, so every packet sent before it and still neither acknowledged nor SACKed is
+    /// lost: first transmissions below `i.b`, and the retransmissions of the same episode
+    /// below `i.lo` (those are resent once more, before the rest). Returns true if the echo
+    /// indicates a loss (data sent before `i` unacknowledged).
+    pub fn tlt_judge(&mut self, i: super::tlt::Imp) -> bool {
+        let b = i.b.min(self.n);
+        if self.una >= b {
+            return false;
+        }
+        if !self.recovery {
+            self.start_episode();
+        } else if i.episode == self.episode {
+            // Retransmitted before the important packet and still missing: lost again.
+            self.re = self.una;
+            self.re_end = self.re_end.max(i.lo.min(b));
+        }
+        self.lost_below = self.lost_below.max(b);
+        self.seek();
+        true
+    }
+    /// TLT important ACK-clocking (§5.1): the packet to send regardless of the window: the
+    /// first lost one if any (a retransmission, as [`Self::take`]), else the first packet
+    /// neither acknowledged nor SACKed, sent again. None if nothing is outstanding.
+    pub fn take_clock(&mut self, now: Time) -> Option<(u64, bool)> {
+        if self.lost_pending() {
+            return Some(self.take(now));
+        }
+        let mut p = self.una;
+        while p < self.nxt && self.sacked.get(p) {
+            p += 1;
+        }
+        (p < self.nxt).then_some((p, true))
     }
 }
 

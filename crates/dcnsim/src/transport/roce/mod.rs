@@ -23,13 +23,15 @@
 pub mod dcqcn;
 pub mod gbn;
 pub mod irn;
+pub mod tlt;
 
 use super::{Cx, Endpoint, FlowDesc, Timer};
-use crate::packet::{flags, Packet, PktKind};
+use crate::packet::{colour, flags, Packet, PktKind};
 use dcnsim_engine::{Rate, Time};
 use dcqcn::{CnpPacer, Dcqcn, DcqcnParams};
 use gbn::{GoBackN, InOrder, Rewind, RxAction};
 use irn::{Rto, SackAction, SackRx, Selective};
+use tlt::{Mark, RoceTlt, Sent, TltTx};
 
 /// RoCEv2 headers on top of IP: UDP 8 + BTH 12 + ICRC 4 bytes.
 pub const ROCE_HEADERS: u32 = 8 + 12 + 4;
@@ -76,6 +78,8 @@ pub struct RoceParams {
     pub line_rate: Rate,
     pub cc: RoceCc,
     pub recovery: RoceRecovery,
+    /// TLT on the QP ([`tlt`]; TLT §5, mechanisms §5.5).
+    pub tlt: RoceTlt,
     /// Wire bytes of a data packet's headers, of an ACK / NACK and of a CNP.
     pub data_overhead: u32,
     pub ack_wire: u32,
@@ -91,6 +95,7 @@ impl Default for RoceParams {
             line_rate: Rate::gbps(40),
             cc: RoceCc::Dcqcn(DcqcnParams::tlt()),
             recovery: RoceRecovery::Gbn,
+            tlt: RoceTlt::Off,
             data_overhead: 38 + 20 + ROCE_HEADERS,
             ack_wire: 38 + 20 + ROCE_HEADERS + AETH,
             cnp_wire: 38 + 20 + ROCE_HEADERS + CNP_BODY,
@@ -126,11 +131,26 @@ impl Qp {
             Qp::Sel(t, _) => t.has_next(),
         }
     }
+    /// Takes the next packet to send and describes it for the TLT marking hook.
     #[inline]
-    fn take(&mut self, now: Time) -> (u64, bool) {
-        match self {
-            Qp::Gbn(t, _) => t.take(now),
-            Qp::Sel(t, _) => t.take(now),
+    fn take(&mut self, now: Time) -> Sent {
+        let (psn, retx, (round_first, round_last), iw) = match self {
+            Qp::Gbn(t, _) => {
+                let (p, r) = t.take(now);
+                (p, r, t.round_edges(r), 0)
+            }
+            Qp::Sel(t, _) => {
+                let (p, r) = t.take(now);
+                (p, r, t.round_edges(r), t.first_window())
+            }
+        };
+        Sent {
+            psn,
+            retx,
+            round_first,
+            round_last,
+            msg_last: psn + 1 == self.n(),
+            iw_last: !retx && psn + 1 == iw,
         }
     }
     #[inline]
@@ -165,6 +185,8 @@ pub struct RoceFlow {
     /// When the pacer lets the next packet leave.
     next_tx: Time,
     np: CnpPacer,
+    /// TLT's marking (sender) state.
+    tlt: TltTx,
 }
 
 impl RoceFlow {
@@ -202,6 +224,7 @@ impl RoceFlow {
             cc: None,
             next_tx: 0,
             np: CnpPacer::default(),
+            tlt: TltTx::new(p.tlt),
         }
     }
     /// The pacing rate (bits/s).
@@ -238,7 +261,42 @@ impl RoceFlow {
         a.seq = psn;
         a.class = d.ack_class;
         a.entropy = d.entropy;
+        if self.tlt.on() {
+            // TLT §5: "ACK, NACK, and CNP in RoCE" are important (green).
+            a.colour = colour::GREEN;
+        }
         a
+    }
+    /// Whether the pacer has a packet: the recovery's next one, or a TLT clock packet.
+    #[inline]
+    fn has_next(&self) -> bool {
+        self.qp.has_next() || self.tlt.clock_next
+    }
+    /// TLT with selective repeat at the requester: an Important Echo of data packet `echoed`
+    /// arrived (after the ACK / NACK itself was processed). TLT §5.1: if it echoes the
+    /// important packet in flight, judge what was sent before it (loss detection). Window-
+    /// based only: make the next packet Important Data, and if nothing may be sent, send one
+    /// Important Clock packet regardless of the window (important ACK-clocking).
+    fn on_echo(&mut self, cx: &mut Cx, echoed: u64) {
+        let Qp::Sel(t, _) = &mut self.qp else {
+            return;
+        };
+        if let Some(i) = self.tlt.pending.filter(|i| i.psn == echoed) {
+            self.tlt.pending = None;
+            let before = t.una;
+            if t.tlt_judge(i) {
+                cx.rec.tlt_lost_segs += i.b.min(t.n).saturating_sub(before);
+                cx.rearm(Timer::Pace);
+            }
+        }
+        if self.tlt.mode != RoceTlt::Window {
+            return;
+        }
+        self.tlt.send_important = true;
+        if !t.has_next() && !t.done() {
+            self.tlt.clock_next = true;
+        }
+        cx.rearm(Timer::Pace);
     }
 }
 
@@ -269,7 +327,13 @@ impl Endpoint for RoceFlow {
                     }
                 }
                 let n = self.qp.n();
-                let every = self.p.ack_every.max(1);
+                // TLT §5.1: Important Data is answered at once, with an Important Echo (Clock
+                // Echo for Important Clock Data). Window-based TLT, and rate-based TLT with
+                // selective repeat (its loss detection, `on_echo`).
+                let echo = p.has(flags::IMPORTANT)
+                    && (self.tlt.mode == RoceTlt::Window
+                        || (self.tlt.on() && matches!(self.qp, Qp::Sel(..))));
+                let every = if echo { 1 } else { self.p.ack_every.max(1) };
                 let reply = match &mut self.qp {
                     Qp::Gbn(_, rx) => match rx.on_data(p.seq, p.seq + 1 == n, every) {
                         RxAction::Accept | RxAction::Discard => None,
@@ -290,6 +354,12 @@ impl Endpoint for RoceFlow {
                         a.sack[0] = (p.seq, p.seq + 1);
                         a.n_sack = 1;
                     }
+                    if echo {
+                        a.flags |= p.flags & (flags::IMPORTANT | flags::CLOCK);
+                        // The echoed PSN rides in the first SACK block (an ACK counts none:
+                        // `n_sack` stays 0; a NACK's is this PSN anyway).
+                        a.sack[0] = (p.seq, p.seq + 1);
+                    }
                     cx.send(a);
                 }
                 if self.qp.epsn() >= n {
@@ -308,7 +378,11 @@ impl Endpoint for RoceFlow {
                     cx.rearm(Timer::Pace);
                     if self.qp.done() {
                         cx.close();
+                        return;
                     }
+                }
+                if p.has(flags::IMPORTANT) {
+                    self.on_echo(cx, p.sack[0].0);
                 }
             }
             PktKind::Nack => {
@@ -329,6 +403,10 @@ impl Endpoint for RoceFlow {
                 cx.rearm(Timer::Sender);
                 if self.qp.done() {
                     cx.close();
+                    return;
+                }
+                if p.has(flags::IMPORTANT) {
+                    self.on_echo(cx, p.sack[0].0);
                 }
             }
             PktKind::Cnp => {
@@ -348,11 +426,33 @@ impl Endpoint for RoceFlow {
         cx.rearm(t);
         match t {
             Timer::Pace => {
-                if !self.qp.has_next() || cx.now < self.next_tx {
+                if !self.has_next() || cx.now < self.next_tx {
                     return;
                 }
                 let had_timer = self.qp.deadline().is_some();
-                let (psn, retx) = self.qp.take(cx.now);
+                if self.tlt.clock_next && self.qp.has_next() {
+                    // The window opened since the echo: a normal packet goes, as Important
+                    // Data (sendState is still Important).
+                    self.tlt.clock_next = false;
+                }
+                let s = match &mut self.qp {
+                    Qp::Sel(t, _) if self.tlt.clock_next && !t.has_next() => {
+                        match t.take_clock(cx.now) {
+                            Some((psn, retx)) => Sent {
+                                psn,
+                                retx,
+                                ..Sent::default()
+                            },
+                            None => {
+                                self.tlt.clock_next = false;
+                                return;
+                            }
+                        }
+                    }
+                    _ => self.qp.take(cx.now),
+                };
+                let (psn, retx) = (s.psn, s.retx);
+                let mark = self.tlt.mark(&s);
                 let d = cx.desc;
                 let len = self.len_of(psn);
                 let wire = len + self.p.data_overhead;
@@ -366,6 +466,25 @@ impl Endpoint for RoceFlow {
                 if retx {
                     pk.flags |= flags::RETX;
                     cx.rec.retx_pkts += 1;
+                }
+                if mark != Mark::None {
+                    // TLT §4: important data is green (the rest of a TLT flow's data red).
+                    pk.flags |= flags::IMPORTANT;
+                    pk.colour = colour::GREEN;
+                    cx.rec.important_pkts += 1;
+                    cx.rec.important_bytes += len as u64;
+                    if mark == Mark::Clock {
+                        pk.flags |= flags::CLOCK;
+                        cx.rec.clock_bytes += len as u64;
+                    }
+                    if let Qp::Sel(t, _) = &self.qp {
+                        // The important packet in flight (§5.1), judged at its echo. A
+                        // rate-based sender may send several per round trip: the latest is
+                        // tracked (a round's last packet is always the one judged; echoes of
+                        // earlier ones are ignored), so the echo of `i` never judges packets
+                        // sent after `i`.
+                        self.tlt.pending = Some(t.tlt_snapshot(psn));
+                    }
                 }
                 cx.send(pk);
                 if let Some(c) = &mut self.cc {
@@ -390,6 +509,13 @@ impl Endpoint for RoceFlow {
                 };
                 if fired {
                     cx.rec.rto_count += 1;
+                    // [not in the paper] as for TCP (sender/tlt.rs): after a timeout the
+                    // important packet in flight is presumed lost; (window-based) the next
+                    // is important.
+                    self.tlt.pending = None;
+                    if self.tlt.mode == RoceTlt::Window {
+                        self.tlt.send_important = true;
+                    }
                     cx.rearm(Timer::Pace);
                 }
             }
@@ -404,7 +530,7 @@ impl Endpoint for RoceFlow {
 
     fn deadline(&self, t: Timer) -> Option<Time> {
         match t {
-            Timer::Pace => self.qp.has_next().then_some(self.next_tx),
+            Timer::Pace => self.has_next().then_some(self.next_tx),
             Timer::Sender => self.qp.deadline(),
             Timer::Aux => self.cc.as_ref().and_then(|c| c.deadline()),
             Timer::Receiver => None,

@@ -1,0 +1,82 @@
+"""The RoCE half of ``dcnsim reproduce tlt`` (python/dcnsim/papers/tlt_roce.py): presets,
+load arithmetic, registration in the one ``tlt`` reproduction, and — in the full
+TLT-SIM-RoCE-BASE fabric — TLT removing vanilla DCQCN's timeouts without losing an important
+packet."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dcnsim
+from dcnsim import config
+from dcnsim.papers import tlt, tlt_roce
+
+
+def test_variants_validate_for_every_dcqcn_flavour() -> None:
+    for t in ("dcqcn", "dcqcn_sack", "dcqcn_irn"):
+        for v in ("base", "pfc", "tlt", "tlt_pfc"):
+            n = config.prepare("tlt_roce", overrides=tlt_roce.variant(v, t)).normalized
+            roce = n["transports"][t]["roce"]
+            assert roce["tlt"] == ("on" if v.startswith("tlt") else "off")
+            assert (n["switch"].get("pfc") is not None) == v.endswith("pfc")
+            assert (n["switch"].get("colour") is not None) == v.startswith("tlt")
+    ov = tlt_roce.variant("tlt", "dcqcn", every=384)
+    n = config.prepare("tlt_roce", overrides=ov).normalized
+    assert n["transports"]["dcqcn"]["roce"]["tlt_every"] == 384
+    assert n["switch"]["colour"]["threshold"] in ("200kB", "200KB", 200000, "200000B")
+    with pytest.raises(ValueError):
+        tlt_roce.variant("tlp", "dcqcn")
+    with pytest.raises(ValueError):
+        tlt_roce.variant("tlt", "tcp")
+
+
+def test_hpcc_figures_wait_for_the_core() -> None:
+    st = tlt.REPRO.mechanism_status()
+    assert st["roce_tlt"] is None
+    # Either the core has HPCC, or its figures say why they are not run.
+    assert st["hpcc"] is None or "hpcc" in st["hpcc"]
+    ids = {f.id for f in tlt.REPRO.figures}
+    for k in ("Fig6-dcqcn-tlt", "Fig6-irn-tlt", "Fig6-gap", "Fig9a-hpcc-load", "TLT-N-96-vs-384"):
+        assert k in ids
+    hp = [f for f in tlt.REPRO.figures if "hpcc" in f.id]
+    assert hp and all("hpcc" in f.needs for f in hp)
+
+
+def test_roce_load_arithmetic() -> None:
+    cl = tlt_roce.classes("dcqcn_irn", load=0.4, fg_share=0.05)
+    bg = cl[0]["workload"]["load"]
+    assert bg == pytest.approx(0.4 / 2 * 0.95 / 1.082)
+    assert cl[0]["transport"] == cl[1]["transport"] == "dcqcn_irn"
+    # the shipped scenario carries the same numbers (0.1756, 1.37 ms)
+    sc = config.prepare("tlt_roce").normalized
+    assert sc["classes"][0]["workload"]["load"] == pytest.approx(bg, abs=1e-4)
+    period = float(cl[1]["workload"]["period"].removesuffix("us"))
+    assert period == pytest.approx(1370.5, rel=1e-3)
+
+
+def _run(v: str) -> dcnsim.Results:
+    ov = {
+        "run.duration": "4ms",
+        **tlt_roce.variant(v, "dcqcn"),
+        "classes": tlt_roce.classes("dcqcn"),
+    }
+    return dcnsim.run("tlt_roce", seed=1, set=ov)
+
+
+def test_tlt_removes_vanilla_dcqcn_timeouts_in_the_fabric() -> None:
+    # Lossy go-back-N in the 95 → 1 incasts: tail losses wait for the 4 ms static RTO. With
+    # TLT (rate-based marking, colour threshold 200 kB) red packets are dropped instead,
+    # important ones never, and no flow times out.
+    base, t = _run("base"), _run("tlt")
+    fb = base.flows[base.flows["in_window"].astype(bool)]
+    ft = t.flows[t.flows["in_window"].astype(bool)]
+    assert fb["rto_count"].sum() > 0
+    assert ft["drops"].sum() > 0
+    assert ft["important_drops"].sum() == 0
+    assert ft["important_pkts"].sum() > 0
+    assert ft["rto_count"].sum() == 0
+    fg = ft[ft["class"] == "foreground"]["fct_s"].to_numpy(float)
+    assert np.all(np.isfinite(fg))
+    fgb = fb[fb["class"] == "foreground"]["fct_s"].to_numpy(float)
+    assert np.percentile(fg, 99.9) < np.percentile(fgb, 99.9)
