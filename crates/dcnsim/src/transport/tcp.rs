@@ -385,6 +385,10 @@ impl<S: SegSender> TcpFlow<S> {
         }
         self.emit_segments(cx, &segs);
         self.segs = segs;
+        if S::CONTROLLED {
+            // A rate-based sender held back by the receiver's window may send again now.
+            cx.rearm(Timer::Pace);
+        }
         self.after_sender_step(cx);
     }
 
