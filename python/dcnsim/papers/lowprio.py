@@ -1027,9 +1027,12 @@ INVESTIGATED: dict[str, str] = {
         "window): Near-Opt ignored the receiver's 1 MB window; while one lost segment waited "
         "for its timeout it kept sending at the oracle's rate and the receiver discarded the "
         "excess. The full-scale high-load run (seed 1) resent 10.4 M packets for 2,416 drops "
-        "(5% of its data); a reduced run 1.9 M of 8.6 M packets for 34 drops. The full-scale "
-        "numbers of 2026-11-25 predate the fix. The equal split of LPF-Fig3a applies here too "
-        "(hypothesis: not ablated for data mining)."
+        "(5% of its data); a reduced run 1.9 M of 8.6 M packets for 34 drops. Defect fixed "
+        "with it (test nearopt_survives_lost_acks_at_a_full_receive_window): a window-limited "
+        "flow whose ACKs were all lost waited forever, so the oracle now counts bytes the "
+        "receiver holds as acknowledged at the timeout. The full-scale numbers of 2026-11-25 "
+        "predate both fixes and the max-min share of LPF-Fig3a; whether these close the "
+        "data-mining gap is not measured at full scale yet."
     ),
     "LPF-Fig4a": (
         "Per seed (full scale, 70%): p99 ratio 3.48, 2.80, 3.76, 4.01, 4.00 (sd 0.50); the "
