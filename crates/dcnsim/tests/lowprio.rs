@@ -301,3 +301,71 @@ fn nearopt_immediate_loss_information_skips_the_timeout() {
         now.flows.fct_s[0]
     );
 }
+
+/// Three flows leave h1 (to h0, h3, h4) and one more, h2 → h0, shares h0's downlink with
+/// h1 → h0. h1's uplink holds its three flows at R/3. The paper's equal split also gives
+/// h2 → h0 only R/2 of h0's downlink, so a sixth of that link stays idle; `max_min` gives it
+/// the R − R/3 that h1 → h0 leaves (the max-min fair share), and h0's downlink is full.
+#[test]
+fn nearopt_max_min_share_gives_a_link_the_rate_other_links_hold_back() {
+    use dcnsim::scenario::from_json;
+    let sc = |share: &str| {
+        let json = format!(
+            r#"{{
+            "topology": {{"kind": "star", "hosts": 5, "link": {{"rate": "10Gbps", "delay": "25us"}}}},
+            "switch": {{"queues": 2, "port_limit": "1000pkt"}},
+            "host": {{"queues": 2}},
+            "transports": {{"no": {{"kind": "nearopt", "nearopt_share": "{share}"}}}},
+            "classes": [{{"name": "low", "priority": 1, "transport": "no", "workload": {{"kind": "flows", "list": [
+                {{"src": 1, "dst": 0, "size": "20MB", "start": 0}},
+                {{"src": 1, "dst": 3, "size": "20MB", "start": "100ns"}},
+                {{"src": 1, "dst": 4, "size": "20MB", "start": "200ns"}},
+                {{"src": 2, "dst": 0, "size": "20MB", "start": "300ns"}}]}}}}],
+            "run": {{"duration": "1ms", "horizon": "1s"}}
+        }}"#
+        );
+        let mut b = from_json(&json).unwrap().build(&FsReader).unwrap();
+        b.sim.run(2 * dcnsim_engine::MS, u64::MAX);
+        (0..4)
+            .map(|f| b.sim.nearopt_rate(f).unwrap())
+            .collect::<Vec<f64>>()
+    };
+    let r = 10e9 / 8.0;
+    let eq = sc("equal");
+    let mm = sc("max_min");
+    eprintln!("equal {eq:?}\nmax_min {mm:?}");
+    for rates in [&eq, &mm] {
+        for &x in &rates[..3] {
+            assert!((x - r / 3.0).abs() < 0.02 * r, "{rates:?}");
+        }
+    }
+    assert!((eq[3] - r / 2.0).abs() < 0.02 * r, "equal: {eq:?}");
+    assert!((mm[3] - 2.0 * r / 3.0).abs() < 0.02 * r, "max_min: {mm:?}");
+    // h0's downlink: 5/6 of the link under the equal split, all of it under max-min.
+    assert!(mm[0] + mm[3] > 0.98 * r && mm[0] + mm[3] < 1.001 * r);
+}
+
+/// ACKs lost behind high-priority traffic must not stall a Near-Opt flow that the receive
+/// window holds back: the receiver has the data, so nothing is lost to retransmit and no new
+/// data may go out. The oracle's loss information counts the bytes the receiver holds as
+/// acknowledged at the timeout, and the flow completes.
+#[test]
+fn nearopt_survives_lost_acks_at_a_full_receive_window() {
+    let json = r#"{
+        "topology": {"kind": "star", "hosts": 3, "link": {"rate": "10Gbps", "delay": "25us"}},
+        "switch": {"queues": 2, "queue_limit": ["128KB", "2KB"], "port_limit": "130KB"},
+        "host": {"queues": 2},
+        "transports": {"no": {"kind": "nearopt", "rwnd": "16KB"}},
+        "classes": [{"name": "low", "priority": 1, "transport": "no", "workload": {"kind": "flows",
+            "list": [{"src": 0, "dst": 2, "size": "1MB", "start": 0}]}}],
+        "sources": [{"src": 1, "dst": 0, "rate": "10Gbps", "priority": 0, "start": "100us", "stop": "5ms"}],
+        "run": {"duration": "10ms", "horizon": "1s"}
+    }"#;
+    let out = run(json);
+    let f = &out.flows;
+    // The ACKs share h0's downlink with a 10 Gb/s high-priority source for 5 ms, in a 2 KB
+    // low queue: they are dropped, the window fills, and only the oracle can move it.
+    assert!(out.meta.dropped > 0);
+    assert!(f.completed[0], "the flow stalled");
+    assert!(f.fct_s[0] < 0.05, "fct {} s", f.fct_s[0]);
+}

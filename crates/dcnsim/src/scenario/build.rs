@@ -4,7 +4,7 @@
 use super::classes::*;
 use super::resources::{self, Budget};
 use super::{ConfigError, EcmpMode, SamplePorts, Scenario, TransportConfig};
-use crate::sim::nearopt::OwnQueue;
+use crate::sim::nearopt::{OwnQueue, Share};
 use crate::sim::source::SourceSpec;
 use crate::sim::{Ecmp, Event, Sim};
 use crate::topo::NodeKind;
@@ -604,6 +604,10 @@ impl Scenario {
                         NearOptOwnQueue::Excess => OwnQueue::Excess,
                         NearOptOwnQueue::Full => OwnQueue::Full,
                         NearOptOwnQueue::Ignore => OwnQueue::Ignore,
+                    };
+                    sim.nearopt.share = match t.nearopt_share {
+                        NearOptShare::Equal => Share::Equal,
+                        NearOptShare::MaxMin => Share::MaxMin,
                     };
                 }
             }

@@ -4,7 +4,8 @@ use crate::units::{Bw, Bytes, Dur};
 use serde::{Deserialize, Serialize};
 
 pub use super::transport::{
-    CcName, NearOptLoss, NearOptOwnQueue, RtoModeName, TransportConfig, TransportKindName,
+    CcName, NearOptLoss, NearOptOwnQueue, NearOptShare, RtoModeName, TransportConfig,
+    TransportKindName,
 };
 
 /// Flow sizes: exactly one of `fixed`, `uniform`, `cdf` (a built-in name), `cdf_file`.

@@ -212,6 +212,15 @@ pub enum NearOptOwnQueue {
     Ignore,
 }
 
+/// How Near-Opt divides a link's available rate (`sim::nearopt::Share`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NearOptShare {
+    #[default]
+    Equal,
+    MaxMin,
+}
+
 /// One row of the key table: what docs/scenario.md and docs/tcp.md say about a key.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyDoc {
@@ -434,6 +443,11 @@ transport_keys! {
     /// prose); see docs/schemes.md
     nearopt_own_queue: NearOptOwnQueue = val(NearOptOwnQueue::Excess),
         "`excess`, `full`, `ignore`", "", "LPF §3";
+    /// how Near-Opt divides a link's available rate: `equal` (÷ the class's flow count on the
+    /// link, the paper's equation) or `max_min` (flows held lower by another link of their
+    /// path keep their rate, the rest share what they leave: the max-min fair share the
+    /// prose names); see docs/schemes.md
+    nearopt_share: NearOptShare = val(NearOptShare::Equal), "`equal`, `max_min`", "", "LPF §3";
     /// model SYN / SYN-ACK before data and a FIN after it (the FCT is still measured from the
     /// flow's start)
     handshake: bool = val(false), "bool", "", "";

@@ -65,6 +65,10 @@ impl Flows {
             None => (0, &[]),
         }
     }
+    /// A running rate-controlled flow's current rate (wire bytes per second).
+    pub(super) fn nearopt_rate_of(&self, f: u32) -> Option<f64> {
+        self.state.get(f as usize)?.as_ref()?.ep.nearopt_rate()
+    }
     pub(super) fn set_rate(&mut self, f: u32, r: f64) {
         if let Some(s) = self.state[f as usize].as_mut() {
             s.ep.set_rate(r);

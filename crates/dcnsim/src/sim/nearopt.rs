@@ -52,6 +52,18 @@ pub enum OwnQueue {
     Ignore,
 }
 
+/// How the oracle divides a link's available rate among the class's flows (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Share {
+    /// ÷ |F_i^ℓ|, the paper's equation: every flow on the link counts for one share, even
+    /// one that another link of its path holds lower, so that share goes unused.
+    #[default]
+    Equal,
+    /// Max-min: flows held below the link's share by another link keep their rate; the rest
+    /// divide what they leave (one step of the distributed max-min iteration per period).
+    MaxMin,
+}
+
 /// Per-link state of the rate oracle.
 #[derive(Clone, Copy, Default)]
 struct LinkState {
@@ -59,6 +71,12 @@ struct LinkState {
     nflows: [u32; MAX_QUEUES],
     /// Rate per class for the current round (wire bytes/s); valid when nflows > 0.
     rate: [f64; MAX_QUEUES],
+    /// Max-min only: available rate this round, and the sum and count of flows held lower
+    /// elsewhere / the count of flows not held lower elsewhere.
+    avail: [f64; MAX_QUEUES],
+    held_sum: [f64; MAX_QUEUES],
+    held_max: [f64; MAX_QUEUES],
+    free: [u32; MAX_QUEUES],
     active: bool,
 }
 
@@ -68,6 +86,7 @@ pub struct NearOptOracle {
     pub period: Time,
     pub min_rate: f64,
     pub own_queue: OwnQueue,
+    pub share: Share,
     links: Vec<LinkState>,
     /// Ports with at least one active Near-Opt flow.
     ports: Vec<u32>,
@@ -121,6 +140,7 @@ impl Sim {
             let link_bps = port.clock.rate().0 as f64 / 8.0;
             let l = &mut self.nearopt.links[p as usize];
             let own_queue = self.nearopt.own_queue;
+            let max_min = self.nearopt.share == Share::MaxMin;
             let mut higher = 0.0; // Σ_{c<i} (B_c + Q_c) / T: the higher-priority load
             for c in 0..nq {
                 let out = port.stats[c].bytes_out;
@@ -134,11 +154,17 @@ impl Sim {
                 } / t;
                 let n = l.nflows[c];
                 // LPF §3: r_i = (R − Σ_{c<i} (B_c + Q_c)/T − own_i/T) / |F_i|, clamped at 0.
-                l.rate[c] = if n > 0 {
-                    ((link_bps - higher - own) / n as f64).max(0.0)
+                let avail = (link_bps - higher - own).max(0.0);
+                if max_min {
+                    // Divided below, once every flow's path is known (the previous round's
+                    // share `l.rate[c]` decides which flows another link holds lower).
+                    l.avail[c] = avail;
+                    l.held_sum[c] = 0.0;
+                    l.held_max[c] = 0.0;
+                    l.free[c] = 0;
                 } else {
-                    0.0
-                };
+                    l.rate[c] = if n > 0 { avail / n as f64 } else { 0.0 };
+                }
                 higher += b + q / t;
             }
             if l.nflows.iter().all(|&n| n == 0) {
@@ -149,6 +175,9 @@ impl Sim {
             i += 1;
         }
         let flows = std::mem::take(&mut self.nearopt.flows);
+        if self.nearopt.share == Share::MaxMin {
+            self.nearopt_max_min(&flows);
+        }
         for &f in &flows {
             let (q, path) = self.flows.controlled(f);
             let mut r = path
@@ -168,6 +197,46 @@ impl Sim {
                 .push(now + self.nearopt.period.max(1), super::Event::Controller);
         } else {
             self.nearopt.ticking = false;
+        }
+    }
+
+    /// One step of the distributed max-min iteration (Charny-style): on each link, a flow
+    /// whose current rate is below the link's previous share is held lower by another link
+    /// of its path and keeps that rate; the link's share is what those flows leave, divided
+    /// among the others. Repeated every period, the shares converge to the max-min fair
+    /// rates of the active flows, so a link's share is not reserved for flows that cannot
+    /// use it (LPF §3 prose: Near-Opt knows "the fair-share rate of a low-priority flow").
+    fn nearopt_max_min(&mut self, flows: &[u32]) {
+        const TOL: f64 = 1e-9;
+        for &f in flows {
+            let (q, path) = self.flows.controlled(f);
+            let r = self.flows.nearopt_rate_of(f).unwrap_or(0.0);
+            for &p in path {
+                let l = &mut self.nearopt.links[p as usize];
+                if r < l.rate[q] * (1.0 - TOL) {
+                    l.held_sum[q] += r;
+                    l.held_max[q] = l.held_max[q].max(r);
+                } else {
+                    l.free[q] += 1;
+                }
+            }
+        }
+        for &p in &self.nearopt.ports {
+            let l = &mut self.nearopt.links[p as usize];
+            for c in 0..MAX_QUEUES {
+                if l.nflows[c] == 0 {
+                    l.rate[c] = 0.0;
+                    continue;
+                }
+                let left = (l.avail[c] - l.held_sum[c]).max(0.0);
+                l.rate[c] = if l.free[c] > 0 {
+                    left / l.free[c] as f64
+                } else {
+                    // Every flow is held lower elsewhere: the share is the level at which the
+                    // fastest of them would start to count here.
+                    left + l.held_max[c]
+                };
+            }
         }
     }
 }

@@ -385,6 +385,10 @@ impl<S: SegSender> TcpFlow<S> {
         }
         self.emit_segments(cx, &segs);
         self.segs = segs;
+        if S::CONTROLLED {
+            // A rate-based sender held back by the receiver's window may send again now.
+            cx.rearm(Timer::Pace);
+        }
         self.after_sender_step(cx);
     }
 
@@ -420,6 +424,19 @@ impl<S: SegSender> TcpFlow<S> {
         if matches!(self.tx.rto_deadline(), Some(d) if d <= now) {
             let mut segs = std::mem::take(&mut self.segs);
             segs.clear();
+            if S::CONTROLLED && self.rx.rcv_nxt() > self.tx.snd_una() {
+                // LPF §3 loss information covers ACKs too: bytes the receiver holds whose
+                // ACKs were all lost count as acknowledged (no RTT sample). Otherwise a
+                // sender that the receive window holds back sends nothing new, the receiver
+                // sends no new ACK, and no segment is lost to retransmit: the flow would wait
+                // forever.
+                let ack = Ack {
+                    ack: self.rx.rcv_nxt(),
+                    ..Ack::default()
+                };
+                self.tx.on_ack(now, &ack, &mut segs);
+                self.fate.trim(self.tx.snd_una() / self.mss);
+            }
             let rtos = self.tx.rto_count();
             // LPF §3 loss information (oracle senders only): a segment with no copy in
             // flight that the receiver does not have was really lost.
