@@ -587,6 +587,8 @@ impl Sim {
         };
         pk.arrive = arrive;
         pk.hops = pk.hops.saturating_add(1);
+        // INT (HPCC): one byte test; the stamping itself is out of line.
+        let int = pk.int;
         p.busy_until = next;
         p.busy_time += dt;
         p.pkts_sent += 1;
@@ -602,6 +604,10 @@ impl Sim {
             // now: the wake-up still runs as an event, after this packet's bookkeeping.)
             self.ev.push(next.max(now), Event::TxDone(port));
         }
+        // Room left on its INT stack (0 for a packet without INT: one compare).
+        if int >> 4 > int & 0xf && self.nodes[node].kind == NodeKind::Switch {
+            self.int_stamp(port, id, now);
+        }
         if !self.scheme.is_none() {
             self.scheme
                 .on_dequeue(self.arena.get(id), node as u32, port, now);
@@ -613,6 +619,23 @@ impl Sim {
         if self.pcap.is_some() {
             self.pcap_on_tx(port, id);
         }
+    }
+
+    /// A data packet of an HPCC flow starts leaving switch port `port`: the port pushes its
+    /// INT record (HPCC §3.1; mechanisms §2.7): the bytes still queued behind the packet,
+    /// its cumulative transmitted bytes (this packet included), the time and the link rate.
+    /// Only switches stamp (HPCC's INT-capable switches; the sending NIC paces the QP).
+    #[inline(never)]
+    fn int_stamp(&mut self, port: u32, id: PktId, now: Time) {
+        let p = &self.ports[port as usize];
+        let nq = self.profiles[p.profile as usize].nq as usize;
+        let hop = crate::packet::IntHop {
+            qlen: p.backlog(),
+            tx_bytes: p.stats[..nq].iter().map(|s| s.bytes_out).sum(),
+            ts: now,
+            rate: p.clock.rate().0,
+        };
+        self.arena.push_int(id, hop);
     }
 
     fn on_tx_done(&mut self, port: u32) {
