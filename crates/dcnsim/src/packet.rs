@@ -252,7 +252,10 @@ impl Arena {
         p.int += 1;
         let t = &mut self.int.stacks;
         if t.len() <= id as usize {
-            t.resize(self.pkts.len().max(id as usize + 1), [IntHop::default(); MAX_INT_HOPS]);
+            t.resize(
+                self.pkts.len().max(id as usize + 1),
+                [IntHop::default(); MAX_INT_HOPS],
+            );
         }
         t[id as usize][n] = hop;
     }
@@ -277,7 +280,10 @@ impl Arena {
         }
         let t = &mut self.int.stacks;
         if t.len() <= to as usize {
-            t.resize(self.pkts.len().max(to as usize + 1), [IntHop::default(); MAX_INT_HOPS]);
+            t.resize(
+                self.pkts.len().max(to as usize + 1),
+                [IntHop::default(); MAX_INT_HOPS],
+            );
         }
         t[to as usize] = t[from as usize];
     }

@@ -173,13 +173,41 @@ fn err_of(roce: &str) -> ConfigError {
 #[test]
 fn bad_hpcc_keys_name_the_key() {
     for (roce, key, what) in [
-        (r#""cc": "hpcc", "eta": 0"#, "transports.h.roce.eta", "(0, 1]"),
-        (r#""cc": "hpcc", "eta": 1.5"#, "transports.h.roce.eta", "(0, 1]"),
-        (r#""cc": "hpcc", "int_hops": 0"#, "transports.h.roce.int_hops", "1 to 8"),
-        (r#""cc": "hpcc", "int_hops": 9"#, "transports.h.roce.int_hops", "1 to 8"),
-        (r#""cc": "hpcc", "w_ai": "50Gbps""#, "transports.h.roce.w_ai", "line rate"),
-        (r#""cc": "hpcc", "recovery": "irn""#, "transports.h.roce.recovery", "sack"),
-        (r#""cc": "hpcc", "max_stage": -1"#, "transports.h.roce.max_stage", ""),
+        (
+            r#""cc": "hpcc", "eta": 0"#,
+            "transports.h.roce.eta",
+            "(0, 1]",
+        ),
+        (
+            r#""cc": "hpcc", "eta": 1.5"#,
+            "transports.h.roce.eta",
+            "(0, 1]",
+        ),
+        (
+            r#""cc": "hpcc", "int_hops": 0"#,
+            "transports.h.roce.int_hops",
+            "1 to 8",
+        ),
+        (
+            r#""cc": "hpcc", "int_hops": 9"#,
+            "transports.h.roce.int_hops",
+            "1 to 8",
+        ),
+        (
+            r#""cc": "hpcc", "w_ai": "50Gbps""#,
+            "transports.h.roce.w_ai",
+            "line rate",
+        ),
+        (
+            r#""cc": "hpcc", "recovery": "irn""#,
+            "transports.h.roce.recovery",
+            "sack",
+        ),
+        (
+            r#""cc": "hpcc", "max_stage": -1"#,
+            "transports.h.roce.max_stage",
+            "",
+        ),
         (r#""cc": "hpc""#, "transports.h.roce.cc", "hpcc"),
     ] {
         let e = err_of(roce);

@@ -1229,7 +1229,12 @@ impl Sim {
 /// The unloaded round trip of a `data`-byte packet out and an `ack`-byte packet back over
 /// `path` (links are symmetric): both propagation delays and both serializations per hop.
 pub fn base_rtt(data: u64, ack: u64, path: &PathInfo) -> Time {
-    2 * path.prop + path.rates.iter().map(|r| r.tx_time(data) + r.tx_time(ack)).sum::<Time>()
+    2 * path.prop
+        + path
+            .rates
+            .iter()
+            .map(|r| r.tx_time(data) + r.tx_time(ack))
+            .sum::<Time>()
 }
 
 /// Ideal FCT of a lone flow with an unlimited window, measured like the real FCT (until the

@@ -246,7 +246,10 @@ impl RoceConfig {
             );
         }
         if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return err("eta", format!("expected a number in (0, 1], got {}", self.eta));
+            return err(
+                "eta",
+                format!("expected a number in (0, 1], got {}", self.eta),
+            );
         }
         if self.w_ai.0 > line.0 {
             return err(

@@ -587,8 +587,6 @@ impl Sim {
         };
         pk.arrive = arrive;
         pk.hops = pk.hops.saturating_add(1);
-        // INT (HPCC): one byte test; the stamping itself is out of line.
-        let int = pk.int;
         p.busy_until = next;
         p.busy_time += dt;
         p.pkts_sent += 1;
@@ -604,10 +602,6 @@ impl Sim {
             // now: the wake-up still runs as an event, after this packet's bookkeeping.)
             self.ev.push(next.max(now), Event::TxDone(port));
         }
-        // Room left on its INT stack (0 for a packet without INT: one compare).
-        if int >> 4 > int & 0xf && self.nodes[node].kind == NodeKind::Switch {
-            self.int_stamp(port, id, now);
-        }
         if !self.scheme.is_none() {
             self.scheme
                 .on_dequeue(self.arena.get(id), node as u32, port, now);
@@ -619,6 +613,10 @@ impl Sim {
         if self.pcap.is_some() {
             self.pcap_on_tx(port, id);
         }
+        // INT (HPCC): one byte test on the packet's (cached) line; the rest is out of line.
+        if self.arena.get(id).int != 0 {
+            self.int_stamp(port, id, now);
+        }
     }
 
     /// A data packet of an HPCC flow starts leaving switch port `port`: the port pushes its
@@ -628,6 +626,9 @@ impl Sim {
     #[inline(never)]
     fn int_stamp(&mut self, port: u32, id: PktId, now: Time) {
         let p = &self.ports[port as usize];
+        if self.nodes[p.node as usize].kind != NodeKind::Switch {
+            return;
+        }
         let nq = self.profiles[p.profile as usize].nq as usize;
         let hop = crate::packet::IntHop {
             qlen: p.backlog(),

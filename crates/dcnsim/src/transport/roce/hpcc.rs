@@ -360,7 +360,11 @@ mod tests {
         // A huge queue drives W towards W_AI, here below the floor min_rate · T = 1000 B:
         // W stops at the floor.
         for i in 1..50u64 {
-            h.on_ack(10 * i + 1, 10 * i + 10, &[hop(1 << 30, 10_000 * i, i * 10 * US)]);
+            h.on_ack(
+                10 * i + 1,
+                10 * i + 10,
+                &[hop(1 << 30, 10_000 * i, i * 10 * US)],
+            );
         }
         assert!(close(h.window(), 800e6 * 10e-6 / 8.0));
         assert!(h.window_pkts(1000) >= 1);
