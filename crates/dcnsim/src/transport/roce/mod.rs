@@ -17,7 +17,7 @@
 //!   QP's data packets and the responder echoes in its ACKs / NACKs.
 //!
 //! Loss recovery and rate control are separate values so that each can be replaced (IRN
-//! replaces the recovery; HPCC, a window from INT echoed in ACKs, would replace the rate).
+//! replaces the recovery; HPCC, a window from INT echoed in ACKs, replaces the rate).
 //! Not modelled: per-NIC arbitration among QPs (each QP paces itself; packets of QPs of one
 //! host meet in the host port's class queue, FIFO), the NIC's own PFC-aware scheduling
 //! across QPs, message/WQE structure beyond one message per flow, read/atomic verbs.
