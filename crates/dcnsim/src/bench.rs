@@ -9,6 +9,8 @@
 //! - `dcqcn_fattree8`: the same fat tree and permutation with RoCEv2 / DCQCN flows (the
 //!   built-in `dcqcn`), RED-ECN at DCQCN's Kmin 5 KB / Kmax 200 KB / Pmax 1%, 1000-packet
 //!   queues (so RED, not the queue limit, governs).
+//! - `hpcc_fattree8`: the same fat tree and permutation with RoCEv2 / HPCC flows (the
+//!   built-in `hpcc`: INT at every switch egress, SACK recovery), the same switches.
 //! - `tcp_incast16_shared` / `tcp_incast16_pfc`: 16 NewReno senders → 1 on one switch with a
 //!   1 MB shared buffer, 0.5 s; lossy, then lossless under PFC (the PFC on/off pair).
 
@@ -21,6 +23,7 @@ pub const NAMES: &[&str] = &[
     "dctcp_incast16",
     "dctcp_fattree8",
     "dcqcn_fattree8",
+    "hpcc_fattree8",
     "tcp_incast16_shared",
     "tcp_incast16_pfc",
 ];
@@ -95,6 +98,13 @@ pub fn scenario(name: &str) -> Option<String> {
                            "ecn": {"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 0.01}},
                 "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
                 "classes": [{"name": "long", "transport": "dcqcn", "workload": {"kind": "permutation", "size": "10GB"}}],
+                "run": {"duration": "20ms", "horizon": "20ms"}}"#
+            .to_string(),
+        "hpcc_fattree8" => r#"{"name": "bench-fattree8-hpcc", "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+                "switch": {"queues": 1, "scheduler": {"kind": "fifo"}, "port_limit": "1000pkt",
+                           "ecn": {"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 0.01}},
+                "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
+                "classes": [{"name": "long", "transport": "hpcc", "workload": {"kind": "permutation", "size": "10GB"}}],
                 "run": {"duration": "20ms", "horizon": "20ms"}}"#
             .to_string(),
         _ => return None,

@@ -90,6 +90,11 @@ pub struct Packet {
     /// Links crossed so far.
     pub hops: u8,
     pub n_sack: u8,
+    /// INT (HPCC, mechanisms §2.7): 0 = the packet collects no INT; otherwise
+    /// `limit << 4 | n`: at most `limit` switch egress ports push a record, `n` have. The
+    /// records live in the [`Arena`]'s side table at the packet's slot (see [`IntHop`]);
+    /// this byte sits in what was padding, so `Packet` does not grow.
+    pub int: u8,
     /// Transport payload bytes.
     pub payload: u32,
     /// At a switch under PFC: the switch's port the packet arrived on (its ingress for
@@ -125,6 +130,7 @@ impl Packet {
             flags: 0,
             hops: 0,
             n_sack: 0,
+            int: 0,
             seq: 0,
             ts: 0,
             owd: 0,
@@ -137,6 +143,42 @@ impl Packet {
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }
+    /// INT records this packet carries (0 when it collects none).
+    #[inline]
+    pub fn int_hops(&self) -> usize {
+        (self.int & 0xf) as usize
+    }
+    /// Makes the packet collect INT at up to `limit` switch egress ports (1..=8).
+    #[inline]
+    pub fn collect_int(&mut self, limit: u8) {
+        debug_assert!((1..=MAX_INT_HOPS as u8).contains(&limit));
+        self.int = limit.clamp(1, MAX_INT_HOPS as u8) << 4;
+    }
+}
+
+/// One INT record (HPCC §3.1, mechanisms §2.7): what a switch egress port reports when a
+/// data packet of an HPCC flow starts leaving it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// Bytes waiting in the port's queues after the packet left them (qLen).
+    pub qlen: u64,
+    /// Wire bytes the port has sent, cumulative, this packet included (txBytes).
+    pub tx_bytes: u64,
+    /// When the packet started leaving the port (ts).
+    pub ts: Time,
+    /// The port's link rate, bits per second (B).
+    pub rate: u64,
+}
+
+/// The most INT records a packet can carry (the `int_hops` key's upper bound; the HPCC
+/// simulator's `IntHeader::maxHop` is 5).
+pub const MAX_INT_HOPS: usize = 8;
+
+/// The INT side table: the records of the packet in each arena slot. Empty until the first
+/// INT packet is stamped, so a run without HPCC never allocates or touches it.
+#[derive(Default)]
+struct IntTable {
+    stacks: Vec<[IntHop; MAX_INT_HOPS]>,
 }
 
 /// Owner of every live packet. Freed slots are reused (LIFO) so steady state allocates nothing.
@@ -145,6 +187,7 @@ pub struct Arena {
     free: Vec<PktId>,
     live: u64,
     created: u64,
+    int: IntTable,
 }
 
 impl Default for Arena {
@@ -160,6 +203,7 @@ impl Arena {
             free: Vec::new(),
             live: 0,
             created: 0,
+            int: IntTable::default(),
         }
     }
     #[inline]
@@ -195,6 +239,53 @@ impl Arena {
     /// Packets ever created.
     pub fn created(&self) -> u64 {
         self.created
+    }
+    /// Pushes an INT record onto packet `id`'s stack if it collects INT and its limit is
+    /// not reached (HPCC §3.1: each hop appends; mechanisms §2.7).
+    #[inline(never)]
+    pub fn push_int(&mut self, id: PktId, hop: IntHop) {
+        let p = &mut self.pkts[id as usize];
+        let (limit, n) = ((p.int >> 4) as usize, (p.int & 0xf) as usize);
+        if n >= limit {
+            return;
+        }
+        p.int += 1;
+        let t = &mut self.int.stacks;
+        if t.len() <= id as usize {
+            t.resize(
+                self.pkts.len().max(id as usize + 1),
+                [IntHop::default(); MAX_INT_HOPS],
+            );
+        }
+        t[id as usize][n] = hop;
+    }
+    /// The INT records of packet `id` (empty if it carries none).
+    #[inline]
+    pub fn int_of(&self, id: PktId) -> &[IntHop] {
+        let n = self.pkts[id as usize].int_hops();
+        match self.int.stacks.get(id as usize) {
+            Some(s) => &s[..n],
+            None => &[],
+        }
+    }
+    /// Copies packet `from`'s INT stack (records and count) into packet `to`: the receiver
+    /// echoes the INT of a data packet in its ACK (mechanisms §2.7).
+    pub fn copy_int(&mut self, from: PktId, to: PktId) {
+        let n = self.pkts[from as usize].int & 0xf;
+        // The echo carries the records but collects none (limit = records carried): the
+        // switches on the way back push nothing onto an ACK (HPCC §3.1).
+        self.pkts[to as usize].int = n << 4 | n;
+        if n == 0 {
+            return;
+        }
+        let t = &mut self.int.stacks;
+        if t.len() <= to as usize {
+            t.resize(
+                self.pkts.len().max(to as usize + 1),
+                [IntHop::default(); MAX_INT_HOPS],
+            );
+        }
+        t[to as usize] = t[from as usize];
     }
     /// Slots ever allocated (peak live packets).
     pub fn capacity_used(&self) -> usize {

@@ -279,9 +279,9 @@ fn bad_roce_keys_name_the_key() {
             "> 0",
         ),
         (
-            r#"{"r": {"kind": "roce", "roce": {"cc": "hpcc"}}}"#,
+            r#"{"r": {"kind": "roce", "roce": {"cc": "timely"}}}"#,
             "transports.r.roce.cc",
-            "",
+            "hpcc",
         ),
         (
             r#"{"r": {"kind": "tcp", "roce": {}}}"#,

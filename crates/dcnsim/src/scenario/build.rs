@@ -260,6 +260,7 @@ impl Scenario {
                 let mut known: Vec<String> = self.transports.keys().cloned().collect();
                 known.extend(super::transport::BUILTINS.map(|b| b.0.to_string()));
                 known.push(super::transport::ROCE_BUILTIN.to_string());
+                known.push(super::transport::HPCC_BUILTIN.to_string());
                 return Err(ConfigError::new(
                     format!("classes[{i}].transport"),
                     format!(
@@ -681,6 +682,11 @@ impl Scenario {
                 .clone();
             let t = &sim.flows.transports[f.class as usize];
             let ideal = ideal_fct(f.size, t.payload as u64, t.data_overhead as u64, &path);
+            let base_rtt = base_rtt(
+                (t.payload + t.data_overhead) as u64,
+                t.ack_wire as u64,
+                &path,
+            );
             // DAS marks its duplicates in the tag; results carry the bare request id.
             let (tag, dup) = match c.workload {
                 WorkloadConfig::Das(_) => wl::split_tag(f.tag),
@@ -721,6 +727,7 @@ impl Scenario {
                 in_window: f.start >= w0 && f.start < w1,
                 entropy: mix64(&[self.seed, 0xf10, sim.flows.len() as u64]) as u32,
                 ideal_fct: ideal,
+                base_rtt,
                 flex,
             });
         }
@@ -1226,6 +1233,17 @@ impl Sim {
             tb_depth,
         }
     }
+}
+
+/// The unloaded round trip of a `data`-byte packet out and an `ack`-byte packet back over
+/// `path` (links are symmetric): both propagation delays and both serializations per hop.
+pub fn base_rtt(data: u64, ack: u64, path: &PathInfo) -> Time {
+    2 * path.prop
+        + path
+            .rates
+            .iter()
+            .map(|r| r.tx_time(data) + r.tx_time(ack))
+            .sum::<Time>()
 }
 
 /// Ideal FCT of a lone flow with an unlimited window, measured like the real FCT (until the

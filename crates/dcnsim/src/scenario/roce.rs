@@ -6,7 +6,9 @@
 //! ([`ROCE_KEYS`]) documents every key; docs/scenario.md carries it ([`roce_keys_md`]).
 
 use super::{ConfigError, PacketConfig};
+use crate::packet::MAX_INT_HOPS;
 use crate::transport::roce::dcqcn::DcqcnParams;
+use crate::transport::roce::hpcc::HpccParams;
 use crate::transport::roce::tlt::RoceTlt;
 use crate::transport::roce::{RoceCc, RoceParams, RoceRecovery, AETH, CNP_BODY, ROCE_HEADERS};
 use crate::units::{Bw, Bytes, Dur};
@@ -21,6 +23,8 @@ pub enum RoceCcName {
     Dcqcn,
     /// Line rate always.
     None,
+    /// HPCC: window and rate from INT (mechanisms §4.11).
+    Hpcc,
 }
 
 /// The loss recovery of a RoCE transport (docs/rdma.md).
@@ -112,8 +116,9 @@ fn bw(bps: f64) -> Bw {
 
 roce_keys! {
     (p)
-    /// rate control: `dcqcn` (DCQCN's reaction and notification points) or `none` (line rate)
-    cc: RoceCcName = RoceCcName::Dcqcn, "`dcqcn`, `none`", "";
+    /// rate control: `dcqcn` (DCQCN's reaction and notification points), `hpcc` (HPCC: window
+    /// and rate from INT) or `none` (line rate)
+    cc: RoceCcName = RoceCcName::Dcqcn, "`dcqcn`, `hpcc`, `none`", "";
     /// payload bytes per data packet (TLT / HPCC simulator `PACKET_PAYLOAD_SIZE`)
     payload: Bytes = Bytes(1000), "bytes", "1 ..= packet.mtu − 44";
     /// ACK every N in-order packets (and the message's last)
@@ -133,7 +138,8 @@ roce_keys! {
     /// `irn` BDP-FC: at most ⌈bdp / payload⌉ packets outstanding (TLT reference code `IrnBdp`,
     /// 3 µs × 50 Gb/s)
     bdp: Bytes = Bytes(18750), "bytes", "> 0";
-    /// `irn`: if set, the BDP is the QP line rate × this base RTT instead of `bdp`
+    /// `irn`: if set, the BDP is the QP line rate × this base RTT instead of `bdp`; `hpcc`: T for
+    /// every QP (unset: each QP's own unloaded RTT over its path)
     base_rtt: Option<Dur> = None, "duration", "> 0";
     /// TLT (Lim et al., EuroSys 2021): `rate` marks the message's last packet, one in every
     /// `tlt_every` and the first and last of each retransmission round important (§5.2);
@@ -165,7 +171,16 @@ roce_keys! {
     rate_ai: Bw = bw(p.rate_ai), "rate", "";
     /// R_HAI: hyper increase of the target rate (`RATE_HAI`)
     rate_hai: Bw = bw(p.rate_hai), "rate", "";
-    /// floor of the rate (`MIN_RATE`)
+    /// `hpcc` η: target utilization (HPCC simulator `U_TARGET`)
+    eta: f64 = HpccParams::default().eta, "number", "(0, 1]";
+    /// `hpcc` maxStage: additive steps before a multiplicative one (`MI_THRESH`)
+    max_stage: u32 = HpccParams::default().max_stage, "steps", "";
+    /// `hpcc` W_AI as a rate: the window grows by w_ai × T per step (`RATE_AI` of the TLT RoCE
+    /// config)
+    w_ai: Bw = bw(HpccParams::default().w_ai), "rate", "≤ line rate";
+    /// `hpcc`: switch egress ports that push INT onto a data packet (`IntHeader::maxHop`)
+    int_hops: u32 = HpccParams::default().int_hops as u32, "hops", "1 ..= 8";
+    /// floor of the rate (`MIN_RATE`; DCQCN and HPCC)
     min_rate: Bw = bw(p.min_rate), "rate", "> 0, ≤ line rate";
     /// R_T ← R_C on every decrease (the paper); false = only after an increase event
     /// (`CLAMP_TARGET_RATE 0`)
@@ -253,8 +268,45 @@ impl RoceConfig {
                 ),
             );
         }
+        if !(self.eta > 0.0 && self.eta <= 1.0) {
+            return err(
+                "eta",
+                format!("expected a number in (0, 1], got {}", self.eta),
+            );
+        }
+        if self.w_ai.0 > line.0 {
+            return err(
+                "w_ai",
+                format!(
+                    "expected a rate at most the line rate ({} bps), got {} bps",
+                    line.0, self.w_ai.0
+                ),
+            );
+        }
+        if self.int_hops == 0 || self.int_hops > MAX_INT_HOPS as u32 {
+            return err(
+                "int_hops",
+                format!("expected 1 to {MAX_INT_HOPS}, got {}", self.int_hops),
+            );
+        }
+        if self.cc == RoceCcName::Hpcc && self.recovery == RoceRecoveryName::Irn {
+            return err(
+                "recovery",
+                "HPCC's window replaces IRN's BDP window: use `sack` (HPCC with SACK, as in \
+                 TLT) or `gbn`"
+                    .into(),
+            );
+        }
         let cc = match self.cc {
             RoceCcName::None => RoceCc::None,
+            RoceCcName::Hpcc => RoceCc::Hpcc(HpccParams {
+                eta: self.eta,
+                max_stage: self.max_stage,
+                w_ai: self.w_ai.0 as f64,
+                min_rate: self.min_rate.0 as f64,
+                int_hops: self.int_hops as u8,
+                base_rtt: self.base_rtt.map(|d| d.0),
+            }),
             RoceCcName::Dcqcn => RoceCc::Dcqcn(DcqcnParams {
                 cnp_interval: self.cnp_interval.0,
                 g: self.g,

@@ -13,7 +13,7 @@
 //! (`rfc` by default: dcnsim's historical defaults) for its `cc`. A table named after a
 //! built-in (`[transports.dctcp]`) starts from that built-in's `cc`.
 
-use super::roce::{RoceConfig, RoceSpec};
+use super::roce::{RoceCcName, RoceConfig, RoceRecoveryName, RoceSpec};
 use super::ConfigError;
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::Time;
@@ -610,6 +610,25 @@ fn builtin_cc(name: &str) -> Option<CcName> {
 
 /// The built-in RoCE transport: `kind = "roce"` with DCQCN and the `tlt` preset.
 pub const ROCE_BUILTIN: &str = "dcqcn";
+/// The built-in HPCC transport: `kind = "roce"` with `cc = "hpcc"` and `recovery = "sack"`
+/// (HPCC with SACK, as TLT runs it; mechanisms §4.11).
+pub const HPCC_BUILTIN: &str = "hpcc";
+
+/// A table named after a built-in RoCE transport starts from its `roce` keys: the keys the
+/// user wrote win.
+fn roce_builtin(name: &str, s: &mut TransportSpec) {
+    if name != ROCE_BUILTIN && name != HPCC_BUILTIN {
+        return;
+    }
+    if s.kind.is_none() {
+        s.kind = Some(TransportKindName::Roce);
+    }
+    if name == HPCC_BUILTIN && s.kind == Some(TransportKindName::Roce) {
+        let r = s.roce.get_or_insert_with(RoceSpec::default);
+        r.cc.get_or_insert(RoceCcName::Hpcc);
+        r.recovery.get_or_insert(RoceRecoveryName::Sack);
+    }
+}
 
 /// `Scenario::transports`: a table named after a built-in starts from its `cc` (or, for
 /// `dcqcn`, from `kind = "roce"`). A RoCE transport takes only `kind` and `roce`; the `roce`
@@ -621,9 +640,7 @@ pub(super) fn de_transports<'de, D: Deserializer<'de>>(
     let specs = BTreeMap::<String, TransportSpec>::deserialize(d)?;
     let mut out = BTreeMap::new();
     for (name, mut s) in specs {
-        if name == ROCE_BUILTIN && s.kind.is_none() {
-            s.kind = Some(TransportKindName::Roce);
-        }
+        roce_builtin(&name, &mut s);
         if s.kind == Some(TransportKindName::Roce) {
             if let Some(k) = s.tcp_keys_written().first() {
                 // The path goes up in NUL markers (crate::tagged::split_path).
@@ -674,11 +691,9 @@ pub(super) fn ser_transports<S: Serializer>(
 impl TransportConfig {
     /// The built-in transports every scenario can name (the `rfc` profile).
     pub fn builtin(name: &str) -> Option<TransportConfig> {
-        if name == ROCE_BUILTIN {
-            let spec = TransportSpec {
-                kind: Some(TransportKindName::Roce),
-                ..TransportSpec::default()
-            };
+        if name == ROCE_BUILTIN || name == HPCC_BUILTIN {
+            let mut spec = TransportSpec::default();
+            roce_builtin(name, &mut spec);
             return Some(TransportConfig::resolve(&spec, CcName::default()));
         }
         builtin_cc(name).map(|cc| TransportConfig::resolve(&TransportSpec::default(), cc))

@@ -238,7 +238,11 @@ impl Sim {
     pub(super) fn on_flow_packet(&mut self, id: PktId) {
         let p = *self.arena.get(id);
         let f = p.flow;
-        if self.call(f, |ep, cx| ep.on_packet(cx, &p)) {
+        let rx = |ep: &mut AnyEndpoint, cx: &mut Cx| {
+            cx.rx = id;
+            ep.on_packet(cx, &p)
+        };
+        if self.call(f, rx) {
             return;
         }
         self.on_closed_packet(f, &p);

@@ -613,6 +613,30 @@ impl Sim {
         if self.pcap.is_some() {
             self.pcap_on_tx(port, id);
         }
+        // INT (HPCC): one byte test on the packet's (cached) line; the rest is out of line.
+        if self.arena.get(id).int != 0 {
+            self.int_stamp(port, id, now);
+        }
+    }
+
+    /// A data packet of an HPCC flow starts leaving switch port `port`: the port pushes its
+    /// INT record (HPCC §3.1; mechanisms §2.7): the bytes still queued behind the packet,
+    /// its cumulative transmitted bytes (this packet included), the time and the link rate.
+    /// Only switches stamp (HPCC's INT-capable switches; the sending NIC paces the QP).
+    #[inline(never)]
+    fn int_stamp(&mut self, port: u32, id: PktId, now: Time) {
+        let p = &self.ports[port as usize];
+        if self.nodes[p.node as usize].kind != NodeKind::Switch {
+            return;
+        }
+        let nq = self.profiles[p.profile as usize].nq as usize;
+        let hop = crate::packet::IntHop {
+            qlen: p.backlog(),
+            tx_bytes: p.stats[..nq].iter().map(|s| s.bytes_out).sum(),
+            ts: now,
+            rate: p.clock.rate().0,
+        };
+        self.arena.push_int(id, hop);
     }
 
     fn on_tx_done(&mut self, port: u32) {

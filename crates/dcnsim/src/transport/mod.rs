@@ -41,7 +41,7 @@ pub mod roce;
 pub mod tcp;
 mod wire;
 
-use crate::packet::{Arena, Packet, PktId, NIL};
+use crate::packet::{Arena, IntHop, Packet, PktId, NIL};
 use dcnsim_engine::{Rate, Time};
 use dcnsim_transport::{TcpConfig, TcpSender};
 pub use record::{delivery_bin, delivery_edges, FlowRecord, TraceRow, DELIVERY_BINS};
@@ -174,6 +174,9 @@ pub struct FlowDesc {
     pub in_window: bool,
     pub entropy: u32,
     pub ideal_fct: Time,
+    /// The unloaded round trip over the flow's path: propagation both ways plus one
+    /// full-size data packet and one ACK serialized on every hop (HPCC's T by default).
+    pub base_rtt: Time,
     /// A REFLEX flexible flow (None: a regular flow, α = ∞, r = 1; it never runs REFLEX).
     pub flex: Option<FlexRt>,
 }
@@ -232,6 +235,9 @@ pub struct Cx<'a> {
     arena: &'a mut Arena,
     pub(crate) head: PktId,
     tail: PktId,
+    /// In [`Endpoint::on_packet`]: the arena slot of the packet being delivered (its INT
+    /// records are read from there); NIL otherwise.
+    pub(crate) rx: PktId,
     pub fx: Effects,
 }
 
@@ -257,6 +263,7 @@ impl<'a> Cx<'a> {
             arena,
             head: NIL,
             tail: NIL,
+            rx: NIL,
             fx: Effects::default(),
         }
     }
@@ -276,6 +283,23 @@ impl<'a> Cx<'a> {
             self.arena.get_mut(self.tail).next = id;
         }
         self.tail = id;
+    }
+    /// In [`Endpoint::on_packet`]: the INT records of the packet being delivered (HPCC;
+    /// empty for a packet that collects none).
+    #[inline]
+    pub fn rx_int(&self) -> &[IntHop] {
+        if self.rx == NIL {
+            return &[];
+        }
+        self.arena.int_of(self.rx)
+    }
+    /// Copies the INT stack of the packet being delivered into the last packet sent (the
+    /// receiver's ACK echoes the data packet's INT; mechanisms §2.7).
+    #[inline]
+    pub fn echo_int(&mut self) {
+        if self.rx != NIL && self.tail != NIL {
+            self.arena.copy_int(self.rx, self.tail);
+        }
     }
     /// The deadline of slot `t` may have moved earlier: the simulator re-reads it.
     #[inline]

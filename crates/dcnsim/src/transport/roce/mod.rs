@@ -11,17 +11,20 @@
 //!   gap and discards the rest (selective repeat keeps them and NACKs each with its PSN);
 //!   as DCQCN's notification point it answers CE-marked data with a CNP, at most one per
 //!   flow per CNP interval ([`dcqcn::CnpPacer`]).
-//! - **Rate control**: [`RoceCc`]: none (line rate) or DCQCN's reaction point
-//!   ([`dcqcn::Dcqcn`]), whose rate-increase timer is [`Timer::Aux`].
+//! - **Rate control**: [`RoceCc`]: none (line rate), DCQCN's reaction point
+//!   ([`dcqcn::Dcqcn`]), whose rate-increase timer is [`Timer::Aux`], or HPCC
+//!   ([`hpcc::Hpcc`]): a window and its rate W / T from the INT the switches push onto the
+//!   QP's data packets and the responder echoes in its ACKs / NACKs.
 //!
 //! Loss recovery and rate control are separate values so that each can be replaced (IRN
-//! replaces the recovery; HPCC, a window from INT echoed in ACKs, would replace the rate).
+//! replaces the recovery; HPCC, a window from INT echoed in ACKs, replaces the rate).
 //! Not modelled: per-NIC arbitration among QPs (each QP paces itself; packets of QPs of one
 //! host meet in the host port's class queue, FIFO), the NIC's own PFC-aware scheduling
 //! across QPs, message/WQE structure beyond one message per flow, read/atomic verbs.
 
 pub mod dcqcn;
 pub mod gbn;
+pub mod hpcc;
 pub mod irn;
 pub mod tlt;
 
@@ -30,6 +33,7 @@ use crate::packet::{colour, flags, Packet, PktKind};
 use dcnsim_engine::{Rate, Time};
 use dcqcn::{CnpPacer, Dcqcn, DcqcnParams};
 use gbn::{GoBackN, InOrder, Rewind, RxAction};
+use hpcc::{Hpcc, HpccParams};
 use irn::{Rto, SackAction, SackRx, Selective};
 use tlt::{Mark, RoceTlt, Sent, TltTx};
 
@@ -45,6 +49,8 @@ pub enum RoceCc {
     /// Line rate always (a lossless fabric's "no congestion control").
     None,
     Dcqcn(DcqcnParams),
+    /// HPCC (mechanisms §4.11): window and rate from INT.
+    Hpcc(HpccParams),
 }
 
 /// The loss recovery of a RoCE transport.
@@ -167,6 +173,14 @@ impl Qp {
             Qp::Sel(t, _) => t.done(),
         }
     }
+    /// The next new PSN (snd_nxt).
+    #[inline]
+    fn nxt(&self) -> u64 {
+        match self {
+            Qp::Gbn(t, _) => t.nxt,
+            Qp::Sel(t, _) => t.nxt,
+        }
+    }
     #[inline]
     fn epsn(&self) -> u64 {
         match self {
@@ -182,6 +196,10 @@ pub struct RoceFlow {
     size: u64,
     qp: Qp,
     cc: Option<Dcqcn>,
+    hp: Option<Box<Hpcc>>,
+    /// HPCC's window over go-back-N: at most this many packets outstanding (selective
+    /// repeat takes it as its BDP cap instead, which leaves retransmissions uncapped).
+    win: u64,
     /// When the pacer lets the next packet leave.
     next_tx: Time,
     np: CnpPacer,
@@ -222,6 +240,8 @@ impl RoceFlow {
             size: d.size,
             qp,
             cc: None,
+            hp: None,
+            win: u64::MAX,
             next_tx: 0,
             np: CnpPacer::default(),
             tlt: TltTx::new(p.tlt),
@@ -230,9 +250,50 @@ impl RoceFlow {
     /// The pacing rate (bits/s).
     #[inline]
     pub fn rate(&self) -> f64 {
+        if let Some(h) = &self.hp {
+            return h.rate();
+        }
         match &self.cc {
             Some(c) => c.rate(),
             None => self.p.line_rate.0 as f64,
+        }
+    }
+    /// The HPCC state (tests and traces).
+    pub fn hpcc(&self) -> Option<&Hpcc> {
+        self.hp.as_deref()
+    }
+    /// A packet may be sent: one is waiting and HPCC's window (if any) has room.
+    #[inline]
+    /// A packet may go: the next one inside HPCC's window (go-back-N; selective repeat caps
+    /// through its BDP field), or a window-based TLT clock packet, which goes regardless of
+    /// the window (TLT §5.1 important ACK-clocking).
+    fn can_send(&self) -> bool {
+        (self.qp.has_next()
+            && match &self.qp {
+                Qp::Gbn(t, _) => t.nxt - t.una < self.win,
+                Qp::Sel(..) => true,
+            })
+            || self.tlt.clock_next
+    }
+    /// HPCC's window W in packets caps what is outstanding (mechanisms §4.11, `HAS_WIN 1`).
+    fn apply_window(&mut self) {
+        if let Some(h) = &self.hp {
+            let w = h.window_pkts(self.p.payload);
+            match &mut self.qp {
+                Qp::Sel(t, _) => t.bdp = Some(w),
+                Qp::Gbn(..) => self.win = w,
+            }
+        }
+    }
+    /// HPCC, Algorithm 1 NewAck: an ACK or NACK with the echoed INT of the data packet
+    /// that triggered it.
+    fn hpcc_on_ack(&mut self, cx: &mut Cx, p: &Packet) {
+        let nxt = self.qp.nxt();
+        if let Some(h) = &mut self.hp {
+            if h.on_ack(p.seq, nxt, cx.rx_int()) {
+                self.apply_window();
+                cx.rearm(Timer::Pace);
+            }
         }
     }
     pub fn dcqcn(&self) -> Option<&Dcqcn> {
@@ -266,11 +327,6 @@ impl RoceFlow {
             a.colour = colour::GREEN;
         }
         a
-    }
-    /// Whether the pacer has a packet: the recovery's next one, or a TLT clock packet.
-    #[inline]
-    fn has_next(&self) -> bool {
-        self.qp.has_next() || self.tlt.clock_next
     }
     /// TLT with selective repeat at the requester: an Important Echo of data packet `echoed`
     /// arrived (after the ACK / NACK itself was processed). TLT §5.1: if it echoes the
@@ -306,6 +362,13 @@ impl Endpoint for RoceFlow {
         if let RoceCc::Dcqcn(dp) = self.p.cc {
             // DCQCN §3.3: a QP starts at line rate.
             self.cc = Some(Dcqcn::new(dp, self.p.line_rate.0 as f64, cx.now));
+        }
+        if let RoceCc::Hpcc(hp) = self.p.cc {
+            // HPCC §3.2: W_init = B_NIC · T, i.e. the QP starts at line rate; T is the
+            // configured network-wide base RTT or the QP's own.
+            let t = hp.base_rtt.unwrap_or(cx.desc.base_rtt);
+            self.hp = Some(Box::new(Hpcc::new(hp, self.p.line_rate.0 as f64, t)));
+            self.apply_window();
         }
         self.next_tx = cx.now;
         cx.rearm(Timer::Pace);
@@ -361,6 +424,10 @@ impl Endpoint for RoceFlow {
                         a.sack[0] = (p.seq, p.seq + 1);
                     }
                     cx.send(a);
+                    if p.int != 0 {
+                        // mechanisms §2.7: the receiver copies the INT stack into the ACK.
+                        cx.echo_int();
+                    }
                 }
                 if self.qp.epsn() >= n {
                     cx.complete();
@@ -368,6 +435,7 @@ impl Endpoint for RoceFlow {
             }
             // ---- requester NIC ----
             PktKind::Ack => {
+                self.hpcc_on_ack(cx, p);
                 let progress = match &mut self.qp {
                     Qp::Gbn(t, _) => t.on_ack(cx.now, p.seq),
                     Qp::Sel(t, _) => t.on_ack(cx.now, p.seq),
@@ -386,6 +454,7 @@ impl Endpoint for RoceFlow {
                 }
             }
             PktKind::Nack => {
+                self.hpcc_on_ack(cx, p);
                 let recover = match &mut self.qp {
                     // Go-back-N: resend from the NACKed PSN (mechanisms §4.9).
                     Qp::Gbn(t, _) => matches!(t.on_nack(cx.now, p.seq), Rewind::To(_)),
@@ -426,7 +495,7 @@ impl Endpoint for RoceFlow {
         cx.rearm(t);
         match t {
             Timer::Pace => {
-                if !self.has_next() || cx.now < self.next_tx {
+                if !self.can_send() || cx.now < self.next_tx {
                     return;
                 }
                 let had_timer = self.qp.deadline().is_some();
@@ -462,6 +531,10 @@ impl Endpoint for RoceFlow {
                 pk.entropy = d.entropy;
                 // RoCEv2 with DCQCN: data is ECN-capable (DCQCN §3.1).
                 pk.flags = flags::ECT;
+                if let Some(h) = &self.hp {
+                    // HPCC §3.1: the QP's data packets collect INT at every switch egress.
+                    pk.collect_int(h.params().int_hops);
+                }
                 cx.rec.data_pkts += 1;
                 if retx {
                     pk.flags |= flags::RETX;
@@ -530,7 +603,7 @@ impl Endpoint for RoceFlow {
 
     fn deadline(&self, t: Timer) -> Option<Time> {
         match t {
-            Timer::Pace => self.has_next().then_some(self.next_tx),
+            Timer::Pace => self.can_send().then_some(self.next_tx),
             Timer::Sender => self.qp.deadline(),
             Timer::Aux => self.cc.as_ref().and_then(|c| c.deadline()),
             Timer::Receiver => None,
