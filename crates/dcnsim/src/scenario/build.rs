@@ -1570,6 +1570,7 @@ impl Scenario {
             classes,
             line,
             self.packet.mtu_wire(),
+            self.packet.mss(),
         )));
     }
 }

@@ -141,6 +141,9 @@ pub struct Shim {
     limit: u32,
     bucket: u32,
     mtu: u32,
+    /// Wire bytes per payload byte of a full segment ((MTU frame + outer header) / MSS):
+    /// guarantees derived from payload (DS) are charged on the wire.
+    wire_per_payload: f64,
     classes: Vec<ClassShim>,
     flows: Vec<FlowShim>,
     pub pipes: Vec<Pipe>,
@@ -154,7 +157,7 @@ pub struct Shim {
 }
 
 impl Shim {
-    pub fn new(law: Law, classes: Vec<ClassShim>, line: Vec<f64>, mtu: u32) -> Shim {
+    pub fn new(law: Law, classes: Vec<ClassShim>, line: Vec<f64>, mtu: u32, mss: u32) -> Shim {
         let (interval, encap, mark_k, limit, bucket) = match &law {
             Law::Es(c) => (c.interval.0, c.encap.0, c.mark_k, c.queue_limit, c.bucket),
             Law::C3(c) => (c.interval.0, c.encap.0, c.mark_k, c.queue_limit, c.bucket),
@@ -167,6 +170,7 @@ impl Shim {
             limit,
             bucket,
             mtu,
+            wire_per_payload: (mtu + encap as u32) as f64 / mss.max(1) as f64,
             classes,
             flows: Vec::new(),
             pipes: Vec::new(),
@@ -212,8 +216,6 @@ impl Shim {
         };
         self.index.insert(key, p);
         self.host_pipes[src as usize].push(p);
-        // Initial R_w (spec §5.3.3 CHOICE): the line rate shared by the host's pipes.
-        let n = self.host_pipes[src as usize].len() as f64;
         self.pipes.push(Pipe {
             src,
             dst,
@@ -222,7 +224,12 @@ impl Shim {
             deficit: [0.0; 2],
             cur: 0,
             high: NIL,
-            r_w: self.line[src as usize] / n,
+            // Initial R_w (spec §5.3.3 CHOICE between R_G and line / pipes): R_G, set by
+            // `derive` when the first flow joins. A new pipe then grows by Eq. 1 only while
+            // the path is uncongested, instead of flooding it for a control interval
+            // (line / pipes let a PS burst drop packets of an established DS pipe for the
+            // 5 ms before the first feedback).
+            r_w: 0.0,
             r_g: 0.0,
             weight: 0.0,
             alpha: 1.0,
@@ -368,7 +375,9 @@ impl Shim {
                                         })
                                     })
                                     .collect();
-                                let g = 8.0 * c3::ds_guarantee(&mut v, c.ds_headroom);
+                                let g = 8.0
+                                    * self.wire_per_payload
+                                    * c3::ds_guarantee(&mut v, c.ds_headroom);
                                 let high = pp
                                     .flows
                                     .iter()
@@ -435,13 +444,17 @@ impl Shim {
             }
         }
         self.host_pipes[h as usize] = pipes;
+        let floor = match &self.law {
+            Law::Es(c) => c.min_rate.0 as f64,
+            Law::C3(_) => 0.0,
+        };
         for &p in &self.host_pipes[h as usize] {
             let pp = &mut self.pipes[p as usize];
             if pp.objective == Objective::Ls && matches!(self.law, Law::C3(_)) {
                 // "There is no need to set weight for LS flows": R_w = R_G.
                 pp.r_w = pp.r_g;
             }
-            pp.r_w = pp.r_w.max(pp.r_g);
+            pp.r_w = pp.r_w.max(pp.r_g).max(floor);
         }
     }
 
