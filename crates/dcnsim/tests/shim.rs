@@ -115,7 +115,11 @@ fn elasticswitch_keeps_two_ts_guarantees_against_unguaranteed_load() {
 /// A TS pipe (one flow, R_G = 300 Mb/s) from host 0 against BE flows from hosts 1 and 2,
 /// all to host 3 over a 500 Mb/s core. Returns the built run (`c3`) and the carried loads.
 fn ts_vs_be(c3: bool) -> (Option<Built>, Vec<f64>) {
-    let scheme = if c3 { r#"{"kind": "c3"}"# } else { r#"{"kind": "none"}"# };
+    let scheme = if c3 {
+        r#"{"kind": "c3"}"#
+    } else {
+        r#"{"kind": "none"}"#
+    };
     let ts = if c3 {
         r#""objective": "ts", "guarantee": "300Mbps","#
     } else {
@@ -159,7 +163,11 @@ fn c3_pipe_rate_never_below_its_guarantee() {
     // encapsulated frame); without C3 it gets a fair fifth of the link.
     let floor = 0.95 * 300e6 * 1460.0 / 1566.0;
     assert!(with[0] >= floor, "TS carried {:.3e} < {floor:.3e}", with[0]);
-    assert!(without[0] < 0.5 * floor, "TS without C3: {:.3e}", without[0]);
+    assert!(
+        without[0] < 0.5 * floor,
+        "TS without C3: {:.3e}",
+        without[0]
+    );
     // The BE pipes keep at least their 1 Mb/s guarantees.
     assert!(with[1] > 2e6, "BE carried {:.3e}", with[1]);
 }
@@ -169,7 +177,11 @@ fn c3_pipe_rate_never_below_its_guarantee() {
 /// optionally with a PS burst (20 L2DCT flows of 300 KB) between the same two hosts.
 /// Returns the DS deadline-miss ratio and the PS flows' mean FCT.
 fn ds_ps(c3: bool, burst: bool) -> (f64, usize, f64) {
-    let scheme = if c3 { r#"{"kind": "c3"}"# } else { r#"{"kind": "none"}"# };
+    let scheme = if c3 {
+        r#"{"kind": "c3"}"#
+    } else {
+        r#"{"kind": "none"}"#
+    };
     let (ods, ops) = if c3 {
         (r#""objective": "ds","#, r#""objective": "ps","#)
     } else {
@@ -178,7 +190,11 @@ fn ds_ps(c3: bool, burst: bool) -> (f64, usize, f64) {
     let mut ds = Vec::new();
     for r in 0..4 {
         for i in 0..10 {
-            let (size, dl) = if i < 5 { ("46KB", "16ms") } else { ("69KB", "20ms") };
+            let (size, dl) = if i < 5 {
+                ("46KB", "16ms")
+            } else {
+                ("69KB", "20ms")
+            };
             ds.push(format!(
                 r#"{{"src": 0, "dst": 3, "size": "{size}", "start": "{}ms", "deadline": "{dl}"}}"#,
                 25 * r
@@ -239,4 +255,82 @@ fn c3_ds_pipe_is_isolated_from_a_ps_burst() {
     // measured: mean FCT 0.22 s under C3, where the PS pipe starts at its R_G and yields to
     // the DS pipe, vs 0.15 s sharing with D2TCP).
     assert!(c3_burst.2 > 0.0 && c3_burst.2 < 0.5, "{c3_burst:?}");
+}
+
+/// The error a scenario gives (at parse or build), as "path: message".
+fn error_of(scheme: &str, class_extra: &str) -> String {
+    let json = format!(
+        r#"{{"topology": {{"kind": "star", "hosts": 2, "link": {{"rate": "1Gbps", "delay": "1us"}}}}, "scheme": {scheme},
+            "classes": [{{"name": "c", {class_extra} "workload": {{"kind": "flows",
+                "list": [{{"src": 0, "dst": 1, "size": "10KB", "start": 0}}]}}}}]}}"#
+    );
+    match from_json(&json) {
+        Err(e) => format!("{}: {}", e.path, e.msg),
+        Ok(sc) => match sc.build(&FsReader) {
+            Err(e) => format!("{}: {}", e.path, e.msg),
+            Ok(_) => panic!("expected an error for {scheme} / {class_extra}"),
+        },
+    }
+}
+
+#[test]
+fn bad_shim_keys_name_the_key() {
+    let cases = [
+        (r#"{"kind": "c3", "bogus": 1}"#, "", "scheme.bogus"),
+        (r#"{"kind": "c3", "g": 0}"#, "", "scheme.g"),
+        (
+            r#"{"kind": "c3", "variant": "magic"}"#,
+            "",
+            "scheme.variant",
+        ),
+        (
+            r#"{"kind": "c3", "high_share": 1.0}"#,
+            "",
+            "scheme.high_share",
+        ),
+        (
+            r#"{"kind": "c3", "scale": {"ds": 0}}"#,
+            "",
+            "scheme.scale.ds",
+        ),
+        (r#"{"kind": "c3", "mark_k": 0}"#, "", "scheme.mark_k"),
+        (
+            r#"{"kind": "elasticswitch", "decrease": 1.5}"#,
+            r#""guarantee": "1Mbps","#,
+            "scheme.decrease",
+        ),
+        (r#"{"kind": "elasticswitch"}"#, "", "scheme"),
+        (
+            r#"{"kind": "c3"}"#,
+            r#""objective": "fast","#,
+            "classes[0].objective",
+        ),
+        (
+            r#"{"kind": "c3"}"#,
+            r#""objective": "ts","#,
+            "classes[0].guarantee",
+        ),
+        (
+            r#"{"kind": "c3"}"#,
+            r#""objective": "ds", "guarantee": "1Mbps","#,
+            "classes[0].guarantee",
+        ),
+        (
+            r#"{"kind": "none"}"#,
+            r#""objective": "ds","#,
+            "classes[0].objective",
+        ),
+        (
+            r#"{"kind": "none"}"#,
+            r#""guarantee": "1Mbps","#,
+            "classes[0].guarantee",
+        ),
+    ];
+    for (scheme, extra, key) in cases {
+        let e = error_of(scheme, extra);
+        assert!(
+            e.starts_with(&format!("{key}:")),
+            "{scheme} / {extra}: got `{e}`, want {key}"
+        );
+    }
 }
