@@ -334,3 +334,48 @@ fn bad_shim_keys_name_the_key() {
         );
     }
 }
+
+#[test]
+fn c3_fujiz_variant_and_ls_pipe() {
+    // The TS-vs-BE run under the `fujiz` law: R_G still floors the TS pipe, and an LS
+    // pipe (three flows from host 1) runs at exactly its SILO guarantee,
+    // 2.2 × 2 packets per RTT per flow = 2.2 × 2 × 3 × 1538 B × 8 / 300 µs.
+    let classes = r#"{"name": "ts", "transport": "t", "objective": "ts", "guarantee": "300Mbps",
+            "workload": {"kind": "flows", "list": [{"src": 0, "dst": 3, "size": "20MB", "start": 0}]}},
+        {"name": "ls", "transport": "t", "objective": "ls", "workload": {"kind": "flows", "list": [
+            {"src": 1, "dst": 3, "size": "2MB", "start": 0},
+            {"src": 1, "dst": 3, "size": "2MB", "start": 0},
+            {"src": 1, "dst": 3, "size": "2MB", "start": 0}]}},
+        {"name": "be", "transport": "t", "workload": {"kind": "flows", "list": [
+            {"src": 2, "dst": 3, "size": "20MB", "start": 0},
+            {"src": 2, "dst": 3, "size": "20MB", "start": 0}]}}"#;
+    let json = scenario(
+        "500Mbps",
+        r#"{"kind": "c3", "variant": "fujiz"}"#,
+        classes,
+        "100ms",
+        "0ms",
+    );
+    let b = build(&json);
+    let sh = b.sim.shim.as_ref().unwrap();
+    let ts = sh.find(0, 3, Objective::Ts).unwrap();
+    let ls = sh.find(1, 3, Objective::Ls).unwrap();
+    let mut n = [0; 2];
+    for s in &sh.samples {
+        assert!(s.rate >= s.r_g, "{s:?}");
+        if s.pipe == ts {
+            n[0] += 1;
+            assert!((s.r_g - 300e6).abs() < 1.0, "{s:?}");
+        }
+        if s.pipe == ls && s.r_g > 0.0 {
+            n[1] += 1;
+            let flows = (s.r_g / (2.2 * 2.0 * 1538.0 * 8.0 / 300e-6)).round();
+            assert!((1.0..=3.0).contains(&flows), "{s:?}");
+            assert_eq!(s.rate, s.r_g, "LS: R_w = R_G");
+        }
+    }
+    assert!(n[0] > 5 && n[1] > 5, "{n:?}");
+    let first_ls = sh.samples.iter().find(|s| s.pipe == ls).unwrap();
+    let want = 2.2 * 2.0 * 3.0 * 1538.0 * 8.0 / 300e-6;
+    assert!((first_ls.r_g - want).abs() < 1.0, "{first_ls:?}");
+}
