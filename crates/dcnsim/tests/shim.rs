@@ -81,10 +81,6 @@ fn fig2b_json_es(es: bool) -> String {
     scenario("500Mbps", scheme, &classes, "300ms", "100ms")
 }
 
-fn fig2b_json() -> String {
-    fig2b_json_es(true)
-}
-
 fn fig2b(es: bool) -> Vec<f64> {
     let out = run(&fig2b_json_es(es));
     out.meta.load.iter().map(|l| l.carried_bps).collect()
