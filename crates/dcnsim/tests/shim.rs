@@ -142,7 +142,7 @@ fn c3_pipe_rate_never_below_its_guarantee() {
     eprintln!("carried b/s (ts, be): C3 {with:?}, plain DCTCP {without:?}");
     let b = b.unwrap();
     let sh = b.sim.shim.as_ref().expect("c3 builds the shim");
-    let p = sh.find(0, 3, Objective::Ts).expect("the TS pipe") as u32;
+    let p = sh.find(0, 3, Objective::Ts).expect("the TS pipe");
     let rows: Vec<_> = sh.samples.iter().filter(|s| s.pipe == p).collect();
     assert!(rows.len() >= 30, "{} samples", rows.len());
     for s in &rows {

@@ -215,6 +215,7 @@ pub fn eq12(r_w: f64, r_g: f64, alpha: f64, w: f64, marked: bool, line: f64) -> 
 /// One interval of the `fujiz` reading (spec §5.3.3): decrease from the *measured* rate of
 /// the last interval by α/2 (the weight not used), increase multiplicatively below the
 /// threshold and by w·step above it; clamp to [fujiz_min, line], then R_w ≥ R_G.
+#[allow(clippy::too_many_arguments)]
 pub fn fujiz(
     c: &C3Config,
     sent_bps: f64,

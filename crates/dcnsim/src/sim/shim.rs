@@ -707,7 +707,7 @@ impl Sim {
             };
             let marked = pp.rx_marked > 0;
             let sent_bps = pp.tx_bytes as f64 * 8.0 / secs;
-            let busy = !pp.flows.is_empty() || !(pp.q[0].is_empty() && pp.q[1].is_empty());
+            let busy = !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty());
             match &sh.law {
                 Law::Es(c) => {
                     pp.r_w = elasticswitch::es_update(c, pp.r_w, pp.r_g, marked, line);
