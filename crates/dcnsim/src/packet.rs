@@ -55,6 +55,17 @@ pub mod flags {
     pub const CLOCK: u8 = 1 << 7;
 }
 
+/// Tunnel bits (C3 §3.2 encapsulation, spec §5.3.2): while encapsulated, `flags::ECT`/`CE`
+/// are the *outer* header's (switches mark it); the inner header's ECN bits wait here.
+pub mod tunnel {
+    /// The packet carries an outer header (the shim encapsulated it).
+    pub const ENCAP: u8 = 1 << 0;
+    /// The inner header is ECN-capable.
+    pub const INNER_ECT: u8 = 1 << 1;
+    /// The inner header was CE-marked (only ever at the sender shim's pipe queue).
+    pub const INNER_CE: u8 = 1 << 2;
+}
+
 /// Packet colour for colour-aware dropping (TLT §4; three colours on commodity chips).
 /// A switch maps DSCP to colour by ACL; only TLT's important DSCP maps to green, so every
 /// packet is red unless a TLT endpoint marks it important (§4, §6: "non-TLT packets ...
@@ -95,6 +106,9 @@ pub struct Packet {
     /// records live in the [`Arena`]'s side table at the packet's slot (see [`IntHop`]);
     /// this byte sits in what was padding, so `Packet` does not grow.
     pub int: u8,
+    /// Tunnel state while a shim (`sim::shim`, C3 / ElasticSwitch) carries the packet: bits
+    /// of [`tunnel`]; 0 outside a tunnel. Sits in what was padding: `Packet` did not grow.
+    pub tunnel: u8,
     /// Transport payload bytes.
     pub payload: u32,
     /// At a switch under PFC: the switch's port the packet arrived on (its ingress for
@@ -131,6 +145,7 @@ impl Packet {
             hops: 0,
             n_sack: 0,
             int: 0,
+            tunnel: 0,
             seq: 0,
             ts: 0,
             owd: 0,

@@ -262,6 +262,13 @@ pub struct ClassConfig {
     /// REFLEX reliability r in [0, 1] of the class's flows (default 1).
     #[serde(default)]
     pub reliability: Option<f64>,
+    /// C3 performance objective of the class's flows (`[scheme] kind = "c3"`; default `be`).
+    #[serde(default)]
+    pub objective: Option<crate::scheme::c3::Objective>,
+    /// Minimum bandwidth of each of the class's flows: C3 `ts` classes, and ElasticSwitch
+    /// (a class with a guarantee, possibly 0, runs through the VM-pair limiter).
+    #[serde(default)]
+    pub guarantee: Option<Bw>,
 }
 
 impl ClassConfig {

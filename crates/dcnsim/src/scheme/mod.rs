@@ -5,7 +5,9 @@
 //! observe dequeues and receipts. Built-in schemes are variants of [`AnyScheme`] dispatched
 //! by `match`; each method defaults to doing nothing.
 
+pub mod c3;
 pub mod cqcn;
+pub mod elasticswitch;
 pub mod pias;
 pub mod reflex;
 pub mod test_scheme;
@@ -70,9 +72,13 @@ pub enum SchemeConfig {
     Cqcn(cqcn::CqcnConfig),
     /// REFLEX flexible flows (bounded degradation); see [`reflex`].
     Reflex(reflex::ReflexConfig),
+    /// ElasticSwitch VM-pair guarantees through the sender shim; see [`elasticswitch`].
+    Elasticswitch(elasticswitch::ElasticSwitchConfig),
+    /// C3 virtual elastic pipes through the sender shim; see [`c3`].
+    C3(c3::C3Config),
 }
 
-crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig), "cqcn" => Cqcn(cqcn::CqcnConfig), "reflex" => Reflex(reflex::ReflexConfig) });
+crate::kind_enum!(SchemeConfig { "none" => None, "test" => Test(test_scheme::TestSchemeConfig), "pias" => Pias(pias::PiasConfig), "cqcn" => Cqcn(cqcn::CqcnConfig), "reflex" => Reflex(reflex::ReflexConfig), "elasticswitch" => Elasticswitch(elasticswitch::ElasticSwitchConfig), "c3" => C3(c3::C3Config) });
 
 impl SchemeConfig {
     /// Checks the scheme against the switch's queue count; errors are (key under `scheme`, message).
@@ -80,6 +86,8 @@ impl SchemeConfig {
         match self {
             SchemeConfig::Pias(c) => c.check(switch_queues),
             SchemeConfig::Reflex(c) => c.check(host_queues, switch_queues),
+            SchemeConfig::Elasticswitch(c) => c.check(),
+            SchemeConfig::C3(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -100,10 +108,14 @@ impl AnyScheme {
             SchemeConfig::Test(c) => AnyScheme::Test(test_scheme::TestScheme::new(c.clone())),
             SchemeConfig::Pias(c) => AnyScheme::Pias(pias::Pias::new(c)),
             SchemeConfig::Cqcn(c) => AnyScheme::Cqcn(cqcn::Cqcn::new(c.clone())),
-            SchemeConfig::Reflex(_) => AnyScheme::Reflex(reflex::ReflexScheme),
+            // They act in the sender shim (`sim::shim`), through no packet hook.
+            SchemeConfig::Reflex(_) | SchemeConfig::Elasticswitch(_) | SchemeConfig::C3(_) => {
+                AnyScheme::Reflex(reflex::ReflexScheme)
+            }
         }
     }
-    /// No packet hooks to call (REFLEX acts in the senders only).
+    /// No packet hooks to call (REFLEX acts in the senders only; ElasticSwitch and C3 in the
+    /// sender shim, and build as this no-op variant).
     #[inline]
     pub fn is_none(&self) -> bool {
         matches!(self, AnyScheme::None | AnyScheme::Reflex(_))

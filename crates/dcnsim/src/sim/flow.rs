@@ -101,6 +101,9 @@ impl Sim {
             pending: [NEVER; N_TIMERS],
             ctrl: None,
         }));
+        if self.shim.is_some() {
+            self.shim_flow_start(f);
+        }
         self.call(f, |ep, cx| ep.on_start(cx));
     }
 
@@ -164,6 +167,9 @@ impl Sim {
             self.controller_join(f);
         }
         if fx.flags & Effects::CLOSED != 0 {
+            if self.shim.is_some() {
+                self.shim_flow_end(f);
+            }
             if let Some(s) = self.flows.state[f as usize].take() {
                 if let Some(c) = s.ctrl {
                     self.nearopt.remove_flow(f, c.0, &c.1);

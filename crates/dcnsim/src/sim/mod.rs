@@ -13,6 +13,7 @@ pub mod nearopt;
 pub mod pcap;
 pub mod pfc;
 pub mod results;
+pub mod shim;
 pub mod source;
 
 use crate::net::buffer::DropReason;
@@ -48,6 +49,9 @@ pub enum Event {
     Pfc(u32),
     /// A flow's timer slot is due (the endpoint re-checks its deadline; see `sim::flow`).
     Timer(FlowTimer),
+    /// The sender shim (`sim::shim`): a pipe's token bucket allows its next packet, or
+    /// (`shim::TICK`) the control interval ends.
+    Shim(u32),
 }
 
 /// A flow's timer slot and the flow, packed as `slot << 26 | flow` so that an event packs
@@ -78,7 +82,9 @@ pub const MAX_EVENT_INDEX: u32 = (1 << 26) - 1;
 
 /// The first of the kinds that carry a timer slot (one kind per slot).
 const TIMER_TAG: u32 = 8;
-const _: () = assert!(TIMER_TAG as usize + N_TIMERS <= 16);
+/// The kind after the timer slots.
+const SHIM_TAG: u32 = TIMER_TAG + N_TIMERS as u32;
+const _: () = assert!(SHIM_TAG < 16);
 
 impl Packable for Event {
     #[inline]
@@ -92,6 +98,7 @@ impl Packable for Event {
             Event::Trace => (5, 0),
             Event::Controller => (6, 0),
             Event::Pfc(i) => (7, i),
+            Event::Shim(i) => (SHIM_TAG, i),
             // The slot is already in bits 26.. of the payload: it adds to the kind.
             Event::Timer(x) => return (TIMER_TAG << 26) + x.0,
         };
@@ -110,6 +117,7 @@ impl Packable for Event {
             5 => Event::Trace,
             6 => Event::Controller,
             7 => Event::Pfc(i),
+            SHIM_TAG => Event::Shim(i),
             _ => Event::Timer(FlowTimer(b - (TIMER_TAG << 26))),
         }
     }
@@ -214,6 +222,8 @@ pub struct Sim {
     pub rev: Vec<u32>,
     /// PFC state; `None` = no PFC.
     pub pfc: Option<Box<pfc::Pfc>>,
+    /// The sender shim of ElasticSwitch / C3 (`sim::shim`); `None` = off.
+    pub shim: Option<Box<shim::Shim>>,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
     /// `run` stops once time ≥ `stop_min` and every measured flow has finished
@@ -335,6 +345,7 @@ impl Sim {
             nearopt: nearopt::NearOptOracle::default(),
             rev,
             pfc: None,
+            shim: None,
             paranoid: false,
             stop_min: Time::MAX,
             drain: false,
@@ -416,6 +427,7 @@ impl Sim {
             Event::Trace => self.on_trace_capped(),
             Event::Controller => self.on_nearopt_tick(),
             Event::Pfc(c) => self.on_pfc(c),
+            Event::Shim(i) => self.on_shim(i),
         }
     }
 
@@ -435,6 +447,9 @@ impl Sim {
                 p.entropy = self.spray_rng.next_u64() as u32;
             }
         }
+        if self.shim.is_some() && self.shim_take(host, id) {
+            return;
+        }
         let port = self.host_port(host);
         self.port_enqueue(port, id, false);
     }
@@ -445,6 +460,9 @@ impl Sim {
             self.scheme.on_receive(self.arena.get(id), host, now);
         }
         self.counters.delivered += 1;
+        if self.shim.is_some() {
+            self.shim_receive(id);
+        }
         if self.pcap.is_some() {
             self.pcap_on_receive(id);
         }
@@ -537,7 +555,7 @@ impl Sim {
         }
     }
 
-    fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
+    pub(super) fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
         if self.pcap.is_some() {
             self.pcap_on_drop(port, qi, id, why);
         }
@@ -817,6 +835,8 @@ mod tests {
             Event::Trace,
             Event::Controller,
             Event::Pfc(12345),
+            Event::Shim(3),
+            Event::Shim(MAX_EVENT_INDEX),
         ];
         for t in Timer::ALL {
             all.push(Event::Timer(FlowTimer::new(t, 42)));
