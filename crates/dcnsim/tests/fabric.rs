@@ -455,7 +455,7 @@ fn scheme_hooks_tag_decide_and_observe() {
         red_threshold: Bytes(15_000),
         retx_class: None,
         mark_class: Some(2),
-        drop_data_seq: None,
+        ..TestSchemeConfig::default()
     }));
     // sources 0 (green) and 1 (red) overload h3; source 2 (green, class 2, ECT) is marked.
     sim.add_source(src(0, 3, 1, G10, MS));

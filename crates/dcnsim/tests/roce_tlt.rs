@@ -283,3 +283,32 @@ fn rate_tlt_on_sack_detects_a_retransmission_lost_again_at_the_round_end() {
     assert!(f.tlt_lost_segs[0] >= 1);
     assert!(f.fct_s[0] < 1e-3, "fct {}", f.fct_s[0]);
 }
+
+/// mechanisms §5.5.3: `tlt = "on"` is window-based for IRN and for HPCC (with selective
+/// repeat), rate-based for both DCQCN flavours and for anything over go-back-N.
+#[test]
+fn tlt_on_picks_window_for_irn_and_hpcc_and_rate_for_dcqcn() {
+    use dcnsim::scenario::roce::{RoceCcName, RoceConfig, RoceRecoveryName, RoceTltName};
+    use dcnsim::scenario::PacketConfig;
+    use dcnsim::transport::roce::tlt::RoceTlt;
+    let pick = |cc: RoceCcName, rec: RoceRecoveryName| {
+        let mut c = RoceConfig::default();
+        c.cc = cc;
+        c.recovery = rec;
+        c.tlt = RoceTltName::On;
+        c.params(
+            &PacketConfig::default(),
+            Some(dcnsim_engine::Rate::gbps(40)),
+            "t",
+        )
+        .unwrap()
+        .tlt
+    };
+    use RoceCcName::*;
+    use RoceRecoveryName::*;
+    assert_eq!(pick(Dcqcn, Irn), RoceTlt::Window);
+    assert_eq!(pick(Hpcc, Sack), RoceTlt::Window);
+    assert!(matches!(pick(Dcqcn, Sack), RoceTlt::Rate { every: 96 }));
+    assert!(matches!(pick(Dcqcn, Gbn), RoceTlt::Rate { every: 96 }));
+    assert!(matches!(pick(Hpcc, Gbn), RoceTlt::Rate { every: 96 }));
+}

@@ -6,10 +6,10 @@ halves; the metrics and verdict rules are the TCP half's.
 
 Transports: vanilla DCQCN (go-back-N, static RTO 4 ms), DCQCN+SACK (selective repeat without
 the BDP window, RTO 4 ms), DCQCN+IRN (selective repeat, BDP-FC, RTO_high 1930 µs, RTO_low
-454 µs), and HPCC with SACK once the core has it (``roce.cc = "hpcc"``; until then its
-figures report "not available"). Variants: baseline (lossy), +PFC, +TLT (``roce.tlt = "on"``:
-rate-based on the DCQCN flavours with one important packet in every 96, window-based on IRN
-and HPCC; colour-aware dropping at 200 kB), +TLT+PFC. IRN runs without PFC only (§7.1).
+454 µs), and HPCC with SACK (``roce.cc = "hpcc"``). Variants: baseline (lossy), +PFC,
++TLT (``roce.tlt = "on"``: rate-based on the DCQCN flavours with one important packet in
+every 96, window-based on IRN and HPCC; colour-aware dropping at 200 kB), +TLT+PFC. IRN
+runs without PFC only (§7.1).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ LABEL = {
     "dcqcn_irn": "DCQCN+IRN",
     "hpcc": "HPCC",
 }
-#: HPCC with SACK (mechanisms §4.11): added by override once the core has `cc = "hpcc"`.
+#: HPCC with SACK (mechanisms §4.11).
 HPCC = {
     "kind": "roce",
     "roce": {"preset": "tlt", "payload": "1000B", "rto": "4ms", "recovery": "sack", "cc": "hpcc"},
@@ -631,9 +631,9 @@ reading of which variant DCQCN+SACK uses. Choices (stated, not tuned): window-ba
 important ACK-clocking on RoCE resends a whole packet (a lost one, else the first
 unacknowledged one: a RoCE packet has no 1-byte form); PFC as in the TCP half. The RoCE
 runs use their own (shorter) duration and seeds at the reduced scale (`scale.roce_*` in the
-run facts). HPCC's figures (Fig6-hpcc, Fig9a-hpcc-load, Fig15-roce-hpcc) run once the core
-has `roce.cc = "hpcc"` (its own branch); until then they are reported "not available", and
-TLT-Fig18's HPCC half is left to after that merge.
+run facts). HPCC runs with SACK recovery and window-based TLT (`roce.tlt = "on"` picks the
+window variant for HPCC over SACK, spec §5.5.3). TLT-Fig18's HPCC half (incast degree) is not
+built yet: Fig18-degree covers TCP only.
 """
 
 __all__ = ["FIGURES", "MECHANISMS", "MISS_NOTES", "PREAMBLE", "classes", "variant"]

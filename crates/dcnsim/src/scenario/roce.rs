@@ -144,8 +144,8 @@ roce_keys! {
     /// TLT (Lim et al., EuroSys 2021): `rate` marks the message's last packet, one in every
     /// `tlt_every` and the first and last of each retransmission round important (§5.2);
     /// `window` keeps one important packet in flight with important ACK-clocking (§5.1;
-    /// `irn` / `sack` only); `on` = `window` with `irn`, `rate` otherwise (mechanisms
-    /// §5.5.3). Control packets are important. Pair it with `switch.colour`
+    /// `irn` / `sack` only); `on` = `window` with `irn` and with `hpcc` over `sack`, `rate`
+    /// otherwise (mechanisms §5.5.3). Control packets are important. Pair it with `switch.colour`
     tlt: RoceTltName = RoceTltName::Off, "`off`, `on`, `rate`, `window`", "";
     /// rate-based TLT: one important packet in every N sent (TLT §7.1: 96; 0 = none)
     tlt_every: u32 = 96, "packets", "";
@@ -342,22 +342,24 @@ impl RoceConfig {
             }
         };
         // mechanisms §5.5.3 [CHOICE]: rate-based for both DCQCN flavours (go-back-N and
-        // SACK), window-based for IRN (and HPCC).
-        let tlt = match (self.tlt, self.recovery) {
-            (RoceTltName::Off, _) => RoceTlt::Off,
-            (RoceTltName::Window, RoceRecoveryName::Gbn) => {
-                return err(
+        // SACK), window-based for IRN and for HPCC with selective repeat.
+        let windowed = self.recovery == RoceRecoveryName::Irn
+            || (self.cc == RoceCcName::Hpcc && self.recovery == RoceRecoveryName::Sack);
+        let tlt =
+            match (self.tlt, self.recovery) {
+                (RoceTltName::Off, _) => RoceTlt::Off,
+                (RoceTltName::Window, RoceRecoveryName::Gbn) => return err(
                     "tlt",
                     "window-based TLT needs selective repeat (recovery = \"irn\" or \"sack\"); \
                      go-back-N uses tlt = \"rate\""
                         .into(),
-                )
-            }
-            (RoceTltName::Window, _) | (RoceTltName::On, RoceRecoveryName::Irn) => RoceTlt::Window,
-            (RoceTltName::Rate | RoceTltName::On, _) => RoceTlt::Rate {
-                every: self.tlt_every,
-            },
-        };
+                ),
+                (RoceTltName::Window, _) => RoceTlt::Window,
+                (RoceTltName::On, _) if windowed => RoceTlt::Window,
+                (RoceTltName::Rate | RoceTltName::On, _) => RoceTlt::Rate {
+                    every: self.tlt_every,
+                },
+            };
         let data_overhead = pkt.eth_overhead + hdr;
         Ok(RoceParams {
             tlt,
