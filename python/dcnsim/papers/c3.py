@@ -248,9 +248,7 @@ def tree(
     dur = scale.tree_ms
     classes = []
     pairs = "inter_rack" if oversub else "all_to_all"
-    basis: dict[str, Any] = (
-        {"load_basis": "bisection", "bisection": "40Gbps"} if oversub else {}
-    )
+    basis: dict[str, Any] = {"load_basis": "bisection", "bisection": "40Gbps"} if oversub else {}
     for o in objectives:
         if o == "ts":
             if oversub:
@@ -406,6 +404,33 @@ def at_least(g: float) -> float:
     return effect_band(g)[0]
 
 
+#: Why C3 loses where it does, from the pipes' control law as built (docs/schemes.md "C3"):
+#: measured in Fig10 (class goodput per 1 ms) and Fig6 (TS / guarantee).
+PIPE_NOTE = (
+    "Where C3 does worse than without it, the class goodputs show why: every marked 5 ms "
+    "interval cuts each pipe by (1 − α·w) but never below its R_G, and a new pipe starts at "
+    "R_G, so the spare capacity goes to the pipes with large floors. TS pipes (R_G = Σ "
+    "guarantees) run far above their guarantee (tree: about 2× with C3 vs 1.0–1.5× without), "
+    "PS pipes sit near their R_G of one MTU per 2 RTT (≈ 20 Mb/s at 300 µs), DS pipes near "
+    "their EDF rate, which a round that needs 97% of its share cannot meet once it shares "
+    "the queue. C3's coordinator (per-objective scale factors, admission control) is not "
+    "built; the paper's result depends on it. Not tuned."
+)
+
+
+def _c3_note(fd: Finding, extra: str = "") -> None:
+    if fd.verdict != HOLDS:
+        fd.note = (fd.note + " " + extra + " " + PIPE_NOTE).strip()
+
+
+def class_means(res: Any, t0: float = 0.01) -> str:
+    """Mean goodput (Mb/s) per class after ``t0``."""
+    cs = res.class_samples
+    cs = cs[cs.t_s > t0]
+    m = cs.groupby("class").goodput_bps.mean() / 1e6
+    return ", ".join(f"{k} {v:.0f}" for k, v in m.items())
+
+
 # ---------------------------------------------------------------------------------------------
 # C3-MOTIV-BASE: Figs 2b–2f, 3a–c
 
@@ -517,9 +542,11 @@ def _motiv_classes(objs: Sequence[str], mode: str, c: Ctx) -> list[dict[str, Any
     out = []
     for o in objs:
         out.append(
-            {"ts": lambda: ts_cls(mode), "ds": lambda: ds_cls(mode, c), "ps": lambda: ps_cls(mode, c)}[
-                o
-            ]()
+            {
+                "ts": lambda: ts_cls(mode),
+                "ds": lambda: ds_cls(mode, c),
+                "ps": lambda: ps_cls(mode, c),
+            }[o]()
         )
     return out
 
@@ -556,6 +583,15 @@ def eval_fig2d(c: Ctx, fd: Finding) -> None:
         ps_adds_more=band(d2, 1e-9),
         c3_fewer=band(d3, 1e-9),
         base_ps_afct_within_2x=band(afct, 17.64e-3 / 2, 17.64e-3 * 2),
+    )
+    _c3_note(
+        fd,
+        "Base-DS misses alone because a round (1150 KB in 20 ms) needs 97% of 500 Mb/s in "
+        "payload (1460 of 1538 B per frame), so D2TCP's ramp-up already costs deadlines; at "
+        "1000 Mb/s with TS the DS flows get more than 500 Mb/s and meet them. Base-PS's AFCT "
+        "is long for the same reason (L2DCT's rounds pile up). Class goodput (Mb/s) of "
+        f"TS/DS/PS without C3: {class_means(c.get(('2d', 'Coexist-TS/DS/PS')))}; with C3: "
+        f"{class_means(c.get(('2d', 'C3 TS/DS/PS')))}.",
     )
 
     def plot(ax: Any) -> None:
@@ -692,7 +728,9 @@ def eval_fig3c(c: Ctx, fd: Finding) -> None:
     mono_d = bool(np.all(np.diff(n, axis=1) >= 0))
     mono_o = bool(np.all(np.diff(n[:, 1:], axis=0) >= 0)) if len(ds) > 1 else True
     fd.stats = {"misses_max": _pt(n.max()), "misses_min": _pt(n.min())}
-    fd.ours = "DS misses (rows old TS:DS, columns delay ms " + ", ".join(f"{d:g}" for d in ds) + "): "
+    fd.ours = (
+        "DS misses (rows old TS:DS, columns delay ms " + ", ".join(f"{d:g}" for d in ds) + "): "
+    )
     fd.ours += "; ".join(
         f"{o:g}:1 → " + ", ".join(f"{int(x)}" for x in n[i]) for i, o in enumerate(olds)
     )
@@ -751,12 +789,16 @@ def eval_fig5(c: Ctx, fd: Finding) -> None:
         ds_no_misses_with_c3=band(mb, -math.inf, 0.02),
         ts_unchanged=band(ts, 0.9, 1.1),
     )
+    _c3_note(
+        fd,
+        f"Class goodput (Mb/s) without C3: {class_means(a)}; with C3: {class_means(b)}.",
+    )
 
     def plot(ax: Any) -> None:
         bars(
             ax,
             ["PS AFCT gain", "DS miss w/o", "DS miss C3", "TS C3/ES"],
-            {"": [gain, ma, mb, ts]},
+            {"without vs with C3": [gain, ma, mb, ts]},
             xlabel="",
             ylabel="value",
         )
@@ -800,8 +842,7 @@ def eval_fig10(c: Ctx, fd: Finding) -> None:
     afct = {m: mean_iv([fcts(r, "ps")]) for m, r in rs.items()}
     ref = payload(500e6, True)
     below = {
-        m: mean_iv([(goodput_bins(r, "ts", 0.02) < 0.9 * ref).astype(float)])
-        for m, r in rs.items()
+        m: mean_iv([(goodput_bins(r, "ts", 0.02) < 0.9 * ref).astype(float)]) for m, r in rs.items()
     }
     fd.stats = {
         **{f"ls_rtt_{m}_s": v for m, v in rtt.items()},
@@ -809,11 +850,14 @@ def eval_fig10(c: Ctx, fd: Finding) -> None:
         **{f"ps_afct_{m}_s": v for m, v in afct.items()},
         **{f"ts_bins_below_{m}": v for m, v in below.items()},
     }
-    fd.ours = "; ".join(
-        f"{m}: LS RTT {_ms(rtt[m])}, DS misses {_pct(miss[m])}, PS AFCT {_ms(afct[m])}, "
-        f"TS bins below guarantee {_pct(below[m])}"
-        for m in FIG10_MODES
-    ) + f" (ideal LS FCT {ideal * 1e3:.3f} ms)"
+    fd.ours = (
+        "; ".join(
+            f"{m}: LS RTT {_ms(rtt[m])}, DS misses {_pct(miss[m])}, PS AFCT {_ms(afct[m])}, "
+            f"TS bins below guarantee {_pct(below[m])}"
+            for m in FIG10_MODES
+        )
+        + f" (ideal LS FCT {ideal * 1e3:.3f} ms)"
+    )
     fd.judge(
         rtt_es_above_c3=band(diff_iv([fcts(rs["es"], "ls")], [fcts(rs["c3"], "ls")]), 1e-9),
         rtt_c3_above_2q=band(diff_iv([fcts(rs["c3"], "ls")], [fcts(rs["c3-2q"], "ls")]), 1e-9),
@@ -821,6 +865,12 @@ def eval_fig10(c: Ctx, fd: Finding) -> None:
         ts_meets_guarantee_c3=band(below["c3"], -math.inf, 0.05),
         ds_misses_c3_low=band(miss["c3"], -math.inf, 0.02),
         ps_afct_c3_within_2x=band(afct["c3"], 17.34e-3 / 2, 17.34e-3 * 2),
+    )
+    _c3_note(
+        fd,
+        "Class goodput (Mb/s): "
+        + "; ".join(f"{m}: {class_means(r, 0.02)}" for m, r in rs.items())
+        + ".",
     )
 
     def plot(ax: Any) -> None:
@@ -905,6 +955,7 @@ def eval_fig6(c: Ctx, fd: Finding) -> None:
     fd.stats = stats
     fd.ours = "; ".join(ours)
     fd.judge(**parts)
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ws = list(c.scale.workloads)
@@ -951,6 +1002,7 @@ def eval_fig7a(c: Ctx, fd: Finding) -> None:
     fd.stats = stats
     fd.ours = "DS miss ratio without → with C3: " + "; ".join(ours)
     fd.judge(**parts)
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ks = list(FIG7A)
@@ -993,6 +1045,7 @@ def eval_fig7b(c: Ctx, fd: Finding) -> None:
         c3_4x_with_ts_ds=band(stats["PS+TS+DS_gain"], *effect_band(4.0)),
         ds_alone_not_hurt=band(hurt_ds, -math.inf, 1.2),
     )
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ks = list(FIG7B)
@@ -1034,9 +1087,11 @@ def eval_fig8a(c: Ctx, fd: Finding) -> None:
         f"miss_c3_{ld:g}": x for ld, x in zip(loads, mb, strict=True)
     }
     fd.ours = "; ".join(
-        f"load {ld:g}: D2TCP {_pct(x)}, C3 {_pct(y)}" for ld, x, y in zip(loads, ma, mb, strict=True)
+        f"load {ld:g}: D2TCP {_pct(x)}, C3 {_pct(y)}"
+        for ld, x, y in zip(loads, ma, mb, strict=True)
     )
     fd.judge(**parts)
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         lines(ax, loads, {"D2TCP": ma, "C3": mb}, xlabel="load", ylabel="deadline-miss ratio")
@@ -1063,6 +1118,7 @@ def eval_fig8b(c: Ctx, fd: Finding) -> None:
         similar_at_low_load=band(gain[0], 0.9, 1.1),
         better_at_high_load=band(gain[-1], 1 + 1e-9),
     )
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         lines(ax, loads, {"L2DCT": ga, "C3": gb}, xlabel="load", ylabel="PS AFCT (ms)")
@@ -1091,6 +1147,7 @@ def eval_fig9o(c: Ctx, fd: Finding) -> None:
         ps_20pct=band(g, *effect_band(1.2)),
         ds_marginal=band(md, 0.95, 1.5),
     )
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         bars(ax, ["PS AFCT", "DS misses"], {"without / with C3": [g, md]}, xlabel="", ylabel="×")
@@ -1121,6 +1178,7 @@ def eval_fig9t(c: Ctx, fd: Finding) -> None:
         ds_better_than_d2tcp=band(diff_iv(t_miss(a), t_miss(d)), 1e-9),
         ds_worse_than_c3_d2tcp=band(diff_iv(t_miss(d), t_miss(b)), 1e-9),
     )
+    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         bars(
@@ -1256,7 +1314,7 @@ FIGURES: list[Figure] = [
 
 REDUCED = Scale(
     "reduced",
-    seeds=(1, 2),
+    seeds=(1, 2, 3),
     params={
         "motiv_rounds": 10,
         "ef_start_ms": 50.0,
@@ -1267,10 +1325,10 @@ REDUCED = Scale(
         "fig5_period_ms": 50.0,
         "workloads": ("WS", "DM", "MR"),
         "loads": (0.3, 0.6, 0.9),
-        "tree_ms": 100.0,
+        "tree_ms": 200.0,
         "tree_warmup_ms": 10.0,
-        "tree_cooldown_ms": 20.0,
-        "tree_drain_ms": 150.0,
+        "tree_cooldown_ms": 40.0,
+        "tree_drain_ms": 200.0,
     },
 )
 FULL = Scale(
@@ -1330,8 +1388,8 @@ Choices where the paper leaves values open:
   flows of 100 Mb/s). DS deadlines exponential, mean 40 ms, at least 5 ms. Workloads:
   web search, data mining (VL2), and Facebook Hadoop standing in for MapReduce (no CDF of
   Chen et al. is available). Fig 8 loads: 0.3, 0.6, 0.9 (reduced) / 0.1 … 0.9 (full).
-  Reduced: 100 ms of arrivals, flows starting in [10, 80) ms measured, 150 ms to drain,
-  seeds 1–2; full: 1 s, seeds 1–3.
+  Reduced: 200 ms of arrivals, flows starting in [10, 160) ms measured, 200 ms to drain,
+  seeds 1–3; full: 1 s of arrivals, 0.5 s to drain, seeds 1–3.
 - Motivation runs are deterministic flow lists (one seed): their intervals resample flows.
 """
 
