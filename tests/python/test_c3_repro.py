@@ -130,3 +130,25 @@ def test_reconfiguration_delay_costs_deadlines() -> None:
     fast, slow = n_miss(9.0, 0.0), n_miss(9.0, 30.0)
     assert slow > fast + 3, (fast, slow)
     assert n_miss(1.0, 30.0) == n_miss(1.0, 0.0)
+
+
+def test_reconfigure_key_round_trips_and_errors_name_it(tmp_path: Path) -> None:
+    sc = c3.motiv(1000, [], "none", 10, queues=2, sched=None)
+    sc["classes"] = [
+        c3.cls("a", "ps", "none", c3.long_flows(0, 4, 1), priority=0),
+    ]
+    sc["switch"]["scheduler"] = {
+        "kind": "drr",
+        "weights": [9, 1],
+        "reconfigure": {"at": "2ms", "weights": [1, 1], "delay": "30ms"},
+    }
+    prep = dcnsim.config.prepare(sc)
+    rc = prep.normalized["switch"]["scheduler"]["reconfigure"]
+    assert rc["weights"] == [1.0, 1.0]
+    q = tmp_path / "n.toml"
+    q.write_text(dcnsim.config.dumps_toml(prep.normalized))
+    assert dcnsim.config.prepare(q).normalized == prep.normalized
+    sc["switch"]["scheduler"]["reconfigure"]["weights"] = [1]
+    with pytest.raises(dcnsim.ConfigError) as e:
+        dcnsim.validate(sc)
+    assert e.value.path == "switch.scheduler.reconfigure.weights"

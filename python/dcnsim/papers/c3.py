@@ -43,7 +43,7 @@ from .framework import (
 
 TITLE = "C3: coexisting congestion controls through virtual elastic pipes (paper 002)"
 PRESET = "c3_coexist"
-EXPECTED_TIME = "reduced: about 6 min (110 runs) on two cores; --full: not measured (hours)"
+EXPECTED_TIME = "reduced: about 2.6 min (106 runs) on two cores; --full: not measured (hours)"
 
 #: Payload per wire frame: 1460 B in 1538 B (no tunnel) or 1566 B (C3's 28 B outer header).
 FRAME, FRAME_C3, MSS = 1538, 1566, 1460
@@ -404,18 +404,9 @@ def at_least(g: float) -> float:
     return effect_band(g)[0]
 
 
-#: Why C3 loses where it does, from the pipes' control law as built (docs/schemes.md "C3"):
-#: measured in Fig10 (class goodput per 1 ms) and Fig6 (TS / guarantee).
-PIPE_NOTE = (
-    "Where C3 does worse than without it, the class goodputs show why: every marked 5 ms "
-    "interval cuts each pipe by (1 − α·w) but never below its R_G, and a new pipe starts at "
-    "R_G, so the spare capacity goes to the pipes with large floors. TS pipes (R_G = Σ "
-    "guarantees) run far above their guarantee (tree: about 2× with C3 vs 1.0–1.5× without), "
-    "PS pipes sit near their R_G of one MTU per 2 RTT (≈ 20 Mb/s at 300 µs), DS pipes near "
-    "their EDF rate, which a round that needs 97% of its share cannot meet once it shares "
-    "the queue. C3's coordinator (per-objective scale factors, admission control) is not "
-    "built; the paper's result depends on it. Not tuned."
-)
+#: Why C3 loses where it does (the preamble's "Where C3 loses"): pointed to from every finding
+#: that does not hold, after its own measured class goodputs.
+PIPE_NOTE = "See the preamble, 'Where C3 loses'. Not tuned."
 
 
 def _c3_note(fd: Finding, extra: str = "") -> None:
@@ -1370,6 +1361,16 @@ Topologies: the motivation dumbbell (4 + 4 hosts, 10 Gb/s access, bottleneck 500
 37.5 µs per link = 300 µs max RTT); the 3:1 oversubscribed tree (4 × 30 hosts); Fig 5's
 testbed as a 6-host star at 1 Gb/s (75 µs per link) [CHOICE].
 
+Where C3 loses (measured, see Fig2d, Fig5, Fig6 and Fig10's class goodputs): with C3 the TS
+pipes carry far more than their guarantee (tree: 1.6–2.9× of it with C3 vs 1.0–1.9× without;
+Fig10: TS 920 Mb/s with C3 vs 441 without, PS 43 vs 448), because a marked 5 ms interval cuts
+each pipe by (1 − α·w) but never below its R_G, so the pipes with large floors (TS: Σ
+guarantees) keep the capacity while PS pipes sit near their R_G of one MTU per 2 RTT (≈ 20
+Mb/s at 300 µs) and DS pipes near their EDF rate. Where PS's goodput is unchanged but its
+AFCT is not (Fig5), the per-pipe cause is not measured here (the shim's per-pipe samples are
+not in the Python results). C3's coordinator (per-objective scale factors, admission
+control) is not built; the paper's results depend on it.
+
 Choices where the paper leaves values open:
 - Fig 2c: seven 2 KB LS flows evenly spaced in every 2 ms; under ElasticSwitch each has a
   57 Mb/s guarantee (the class's 400 Mb/s / 7).
@@ -1390,6 +1391,8 @@ Choices where the paper leaves values open:
   Chen et al. is available). Fig 8 loads: 0.3, 0.6, 0.9 (reduced) / 0.1 … 0.9 (full).
   Reduced: 200 ms of arrivals, flows starting in [10, 160) ms measured, 200 ms to drain,
   seeds 1–3; full: 1 s of arrivals, 0.5 s to drain, seeds 1–3.
+- Wall time, measured: the reduced scale is 106 runs in 2.6 min on two cores (`dcnsim
+  reproduce c3 -j 2`); the full scale is not measured (hours: run it in the background).
 - Motivation runs are deterministic flow lists (one seed): their intervals resample flows.
 """
 
