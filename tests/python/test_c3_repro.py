@@ -108,8 +108,8 @@ def test_motivation_sequence_direction(tmp_path: Path) -> None:
     m = {k: float(c3.misses(v).mean()) for k, v in r.items() if k in c3.FIG2D}
     assert m["Coexist-TS/DS/PS"] >= m["Coexist-TS/DS"], m
     assert m["Coexist-TS/DS/PS"] > 0.0, m
-    la, lb = c3.fcts(r["ls_alone"], "ls"), c3.fcts(r["ls_ds"], "ls")
-    ideal = float(c3._flows(r["ls_alone"], "ls").ideal_fct_s.mean())
+    la, lb = c3.ls_rtts(r["ls_alone"]), c3.ls_rtts(r["ls_ds"])
+    ideal = c3.ls_base(r["ls_alone"])
     assert la.mean() <= 1.25 * ideal, (la.mean(), ideal)
     assert lb.mean() >= 1.4 * la.mean(), (lb.mean(), la.mean())
     assert np.quantile(lb, 0.99) >= 2.5 * np.quantile(la, 0.99)
