@@ -119,6 +119,7 @@ fn share_check(weights: &[f64], dur: Time) {
         SchedConfig::Drr(DrrSched {
             weights: weights.to_vec(),
             quantum: Bytes(1500),
+            reconfigure: None,
         }),
         &classes,
         dur,
@@ -189,6 +190,7 @@ fn static_limits_never_exceeded() {
         scheduler: SchedConfig::Drr(DrrSched {
             weights: vec![1.0, 1.0],
             quantum: Bytes(1500),
+            reconfigure: None,
         }),
         queue_limit: Some(PerQueue::Many(vec![Amount::Bytes(30_000), Amount::Pkts(7)])),
         shared_buffer: None,
@@ -491,4 +493,94 @@ fn scheme_hooks_tag_decide_and_observe() {
         "scheme drops are counted by reason"
     );
     assert!(sim.ports[e].stats[1].max_bytes <= 15_000 + 2 * 1500);
+}
+
+/// C3 §2 (Fig 3c): a WFQ weight change requested at `at` serves only from `at + delay`.
+/// Two saturated classes under DRR 9:1, reconfigured to 1:1 at 2 ms with a 3 ms delay: the
+/// queue's share stays 90/10 between the request and 5 ms, and is 50/50 after.
+#[test]
+fn drr_reconfiguration_applies_after_the_delay() {
+    let sched = SchedConfig::Drr(DrrSched {
+        weights: vec![9.0, 1.0],
+        quantum: Bytes(1500),
+        reconfigure: Some(Reconfigure {
+            at: dcnsim::units::Dur(2 * MS),
+            weights: vec![1.0, 1.0],
+            delay: dcnsim::units::Dur(3 * MS),
+        }),
+    });
+    let g = star(5, G10, US);
+    let mut sim = Sim::with_configs(&g, &unlimited_switch(sched, 2), &host(), 1, Ecmp::PerFlow);
+    for (i, c) in [0u8, 0, 1, 1].into_iter().enumerate() {
+        sim.add_source(src(i as u32, 4, c, G10, 10 * MS));
+    }
+    let at = |sim: &mut Sim, t: Time, e: usize| {
+        sim.run(t, u64::MAX);
+        [bytes_out(sim, e, 0), bytes_out(sim, e, 1)]
+    };
+    let e = egress_to_last(&sim);
+    let share0 = |a: [u64; 2], b: [u64; 2]| {
+        let d = [b[0] - a[0], b[1] - a[1]];
+        d[0] as f64 / (d[0] + d[1]) as f64
+    };
+    let t1 = at(&mut sim, MS, e);
+    let t2 = at(&mut sim, 2 * MS + 100 * US, e);
+    let t3 = at(&mut sim, 4 * MS + 900 * US, e);
+    let t4 = at(&mut sim, 5 * MS + 100 * US, e);
+    let t5 = at(&mut sim, 9 * MS, e);
+    let before = share0(t1, t2);
+    let delayed = share0(t2, t3);
+    let after = share0(t4, t5);
+    assert!((before - 0.9).abs() < 0.01, "before the request: {before}");
+    assert!(
+        (delayed - 0.9).abs() < 0.01,
+        "requested but within the delay: {delayed}"
+    );
+    assert!((after - 0.5).abs() < 0.01, "after at + delay: {after}");
+}
+
+#[test]
+fn bad_reconfigure_keys_name_the_key() {
+    let err = |sched: &str| {
+        let j = format!(
+            r#"{{"topology": {{"kind": "star", "hosts": 2, "link": {{"rate": "1Gbps", "delay": "1us"}}}},
+                "switch": {{"queues": 2, "scheduler": {sched}}}}}"#
+        );
+        match dcnsim::scenario::from_json(&j) {
+            Err(e) => format!("{}: {}", e.path, e.msg),
+            Ok(sc) => match sc.build(&dcnsim::scenario::build::FsReader) {
+                Err(e) => format!("{}: {}", e.path, e.msg),
+                Ok(_) => panic!("expected an error for {sched}"),
+            },
+        }
+    };
+    let cases = [
+        (
+            r#"{"kind": "drr", "weights": [1, 1], "reconfigure": {"at": "1ms", "weights": [1]}}"#,
+            "switch.scheduler.reconfigure.weights",
+        ),
+        (
+            r#"{"kind": "drr", "weights": [1, 1], "reconfigure": {"at": "1ms", "weights": [1, 0]}}"#,
+            "switch.scheduler.reconfigure.weights",
+        ),
+        (
+            r#"{"kind": "drr", "weights": [1, 1], "reconfigure": {"weights": [1, 2]}}"#,
+            "switch.scheduler.reconfigure",
+        ),
+        (
+            r#"{"kind": "drr", "weights": [1, 1], "reconfigure": {"at": "1ms", "weights": [1, 2], "delay": "soon"}}"#,
+            "switch.scheduler.reconfigure.delay",
+        ),
+        (
+            r#"{"kind": "drr", "weights": [1, 1], "reconfigure": {"at": "1ms", "weights": [1, 2], "dely": "1ms"}}"#,
+            "switch.scheduler.reconfigure.dely",
+        ),
+    ];
+    for (sched, key) in cases {
+        let e = err(sched);
+        assert!(
+            e.starts_with(&format!("{key}:")),
+            "{sched}: got `{e}`, want {key}"
+        );
+    }
 }

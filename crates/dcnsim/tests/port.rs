@@ -152,6 +152,7 @@ fn policies() -> Vec<(String, PortConfig, u64)> {
         SchedConfig::Drr(DrrSched {
             weights: vec![4.0, 2.0, 1.0, 1.0],
             quantum: Bytes(1500),
+            reconfigure: None,
         }),
         SchedConfig::Mixed(MixedSched {
             strict: 2,
@@ -318,6 +319,7 @@ fn bad_port_configs_name_the_key() {
                 scheduler: SchedConfig::Drr(DrrSched {
                     weights: vec![1.0],
                     quantum: Bytes(1500),
+                    reconfigure: None,
                 }),
                 ..PortConfig::default()
             },
@@ -329,6 +331,7 @@ fn bad_port_configs_name_the_key() {
                 scheduler: SchedConfig::Drr(DrrSched {
                     weights: vec![1.0, 0.0],
                     quantum: Bytes(1500),
+                    reconfigure: None,
                 }),
                 ..PortConfig::default()
             },

@@ -26,6 +26,7 @@ PAPERS: dict[str, str] = {
     "lowprio": "dcnsim.papers.lowprio",
     "tlt": "dcnsim.papers.tlt",
     "reflex": "dcnsim.papers.reflex",
+    "c3": "dcnsim.papers.c3",
 }
 
 

@@ -60,6 +60,28 @@ pub struct DrrSched {
     pub weights: Vec<f64>,
     #[serde(default = "default_quantum")]
     pub quantum: Bytes,
+    /// An operator's weight change that the switch applies only after a configuration delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconfigure: Option<Reconfigure>,
+}
+
+/// A DRR (WFQ) weight reconfiguration: requested at `at`, in force from `at + delay`.
+/// C3 §2 (Fig 3c, spec experiments C3-Fig3c): reconfiguring a switch's WFQ weights "takes at
+/// least tens of milliseconds", and until the new weights apply the old ones keep serving.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reconfigure {
+    /// When the new weights are requested.
+    pub at: Dur,
+    /// The new weights, one per queue (like `weights`).
+    pub weights: Vec<f64>,
+    /// The switch's configuration delay: the new weights serve from `at + delay`.
+    #[serde(default = "zero_dur")]
+    pub delay: Dur,
+}
+
+fn zero_dur() -> Dur {
+    Dur(0)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -447,8 +469,15 @@ impl PortConfig {
                     format!("fifo serves one queue: expected queues = 1, got {n}"),
                 ))
             }
-            SchedConfig::Drr(DrrSched { weights, quantum }) => {
-                check_weights(weights, n, quantum.0, "scheduler")?
+            SchedConfig::Drr(DrrSched {
+                weights,
+                quantum,
+                reconfigure,
+            }) => {
+                check_weights(weights, n, quantum.0, "scheduler")?;
+                if let Some(r) = reconfigure {
+                    check_weights(&r.weights, n, quantum.0, "scheduler.reconfigure")?;
+                }
             }
             SchedConfig::Mixed(MixedSched {
                 strict,

@@ -52,6 +52,9 @@ pub enum Event {
     /// The sender shim (`sim::shim`): a pipe's token bucket allows its next packet, or
     /// (`shim::TICK`) the control interval ends.
     Shim(u32),
+    /// A port profile's delayed DRR weight reconfiguration takes effect (the index is the
+    /// profile; C3 §2, Fig 3c).
+    Reconfigure(u32),
 }
 
 /// A flow's timer slot and the flow, packed as `slot << 26 | flow` so that an event packs
@@ -84,7 +87,9 @@ pub const MAX_EVENT_INDEX: u32 = (1 << 26) - 1;
 const TIMER_TAG: u32 = 8;
 /// The kind after the timer slots.
 const SHIM_TAG: u32 = TIMER_TAG + N_TIMERS as u32;
-const _: () = assert!(SHIM_TAG < 16);
+/// The kind of `Event::Reconfigure`.
+const RECONF_TAG: u32 = SHIM_TAG + 1;
+const _: () = assert!(RECONF_TAG < 16);
 
 impl Packable for Event {
     #[inline]
@@ -99,6 +104,7 @@ impl Packable for Event {
             Event::Controller => (6, 0),
             Event::Pfc(i) => (7, i),
             Event::Shim(i) => (SHIM_TAG, i),
+            Event::Reconfigure(i) => (RECONF_TAG, i),
             // The slot is already in bits 26.. of the payload: it adds to the kind.
             Event::Timer(x) => return (TIMER_TAG << 26) + x.0,
         };
@@ -118,6 +124,7 @@ impl Packable for Event {
             6 => Event::Controller,
             7 => Event::Pfc(i),
             SHIM_TAG => Event::Shim(i),
+            RECONF_TAG => Event::Reconfigure(i),
             _ => Event::Timer(FlowTimer(b - (TIMER_TAG << 26))),
         }
     }
@@ -311,8 +318,14 @@ impl Sim {
         let mark_rng = (0..nodes.len())
             .map(|i| Rng::stream(seed, rngs::MARK, i as u64))
             .collect();
+        let mut ev = EventQueue::new();
+        for (i, p) in profiles.iter().enumerate() {
+            if let Some((t, _)) = p.sched.reconf {
+                ev.push(t, Event::Reconfigure(i as u32));
+            }
+        }
         Sim {
-            ev: EventQueue::new(),
+            ev,
             arena: Arena::new(),
             ports,
             profiles,
@@ -428,6 +441,17 @@ impl Sim {
             Event::Controller => self.on_nearopt_tick(),
             Event::Pfc(c) => self.on_pfc(c),
             Event::Shim(i) => self.on_shim(i),
+            Event::Reconfigure(p) => self.on_reconfigure(p),
+        }
+    }
+
+    /// A delayed DRR weight change takes effect on every port of profile `p` (C3 §2: the
+    /// new WFQ weights serve only once the switch's configuration delay has passed). The
+    /// ports' deficits carry over; the next rounds use the new quanta.
+    fn on_reconfigure(&mut self, p: u32) {
+        let s = &mut self.profiles[p as usize].sched;
+        if let Some((_, q)) = s.reconf.take() {
+            s.quanta = q;
         }
     }
 
@@ -837,6 +861,7 @@ mod tests {
             Event::Pfc(12345),
             Event::Shim(3),
             Event::Shim(MAX_EVENT_INDEX),
+            Event::Reconfigure(1),
         ];
         for t in Timer::ALL {
             all.push(Event::Timer(FlowTimer::new(t, 42)));

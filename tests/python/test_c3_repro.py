@@ -1,0 +1,154 @@
+"""C3 reproduction (issue 15): the registry, a tiny-scale run in which every figure produces a
+finding, and the motivation's physics: DS deadline misses grow as TS and PS join the
+bottleneck without C3 (C3-Fig2d), a DRR weight change lands only after the switch's
+configuration delay (C3-Fig3c), and the LS RTT rises when DS shares the queue (C3-Fig2c).
+
+The verdicts of the reduced scale are in ``dcnsim reproduce c3`` → report.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dcnsim
+from dcnsim import papers
+from dcnsim.papers import c3
+from dcnsim.papers.framework import HOLDS, INCONCLUSIVE, NO, Ctx, Pool, Scale
+
+pytestmark = pytest.mark.usefixtures("real_core")
+
+TINY = Scale(
+    "tiny",
+    seeds=(1,),
+    params={
+        **c3.REDUCED.params,
+        "motiv_rounds": 3,
+        "ef_start_ms": 20.0,
+        "ef_rounds": 2,
+        "fig3c_old": (1.0, 9.0),
+        "fig3c_delay_ms": (0.0, 30.0),
+        "fig5_rounds": 2,
+        "workloads": ("WS",),
+        "loads": (0.3, 0.9),
+        "tree_ms": 20.0,
+        "tree_warmup_ms": 2.0,
+        "tree_cooldown_ms": 4.0,
+        "tree_drain_ms": 20.0,
+    },
+)
+
+
+def test_registered_and_check_figures() -> None:
+    assert "c3" in papers.available()
+    assert papers.get("c3").TITLE.startswith("C3")
+    ids = [f.id for f in c3.REPRO.figures]
+    for want in ("Fig2b", "Fig2c", "Fig2d", "Fig2ef", "Fig3ab", "Fig3c", "Fig5", "Fig6"):
+        assert want in ids
+    for want in ("Fig7a", "Fig7b", "Fig8a", "Fig8b", "Fig9-oversub", "Fig9-transport", "Fig10"):
+        assert want in ids
+    assert c3.REPRO.check_figures(["Fig10", "Fig2b"]) == ["Fig2b", "Fig10"]
+    with pytest.raises(KeyError, match="Fig99"):
+        c3.REPRO.check_figures(["Fig99"])
+
+
+def test_shipped_scenario_runs_under_c3() -> None:
+    res = dcnsim.run("c3_coexist", progress=False)
+    assert res.scenario["scheme"]["kind"] == "c3"
+    ds = res.flows[res.flows["class"] == "ds"]
+    assert len(ds) == 10 and ds.completed.all()
+    # the TS pipe holds its 500 Mb/s (two 250 Mb/s flows) in every 1 ms interval after 10 ms
+    g = c3.goodput_bins(res, "ts", 0.01, 0.09)
+    assert g.min() >= 0.9 * c3.payload(500e6, True), g.min()
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("c3tiny")
+    fs = c3.REPRO.run(out, TINY, jobs=2, progress=False)
+    c3.REPRO.write_report(out, fs, TINY, None)
+    return {"out": out, "fs": c3.by_id(fs)}
+
+
+def test_every_figure_produces_a_finding(tiny: dict) -> None:
+    fs = tiny["fs"]
+    assert set(fs) == {f.id for f in c3.REPRO.figures}
+    for k, f in fs.items():
+        assert f.verdict in (HOLDS, NO, INCONCLUSIVE), (k, f.verdict, f.ours)
+        assert f.ours and not f.ours.startswith("not available"), k
+        assert f.points, k
+    text = (tiny["out"] / "report.md").read_text()
+    assert "| Fig10 |" in text and "Choices where the paper leaves values open" in text
+    assert (tiny["out"] / "figures" / "Fig3c.png").is_file()
+
+
+def _motiv_runs(tmp_path: Path, rounds: int = 3) -> dict:
+    sc = Scale("t", seeds=(1,), params={**TINY.params, "motiv_rounds": rounds})
+    pool = Pool(tmp_path, 2, False)
+    ctx = Ctx(pool, sc, {})
+    c3.plan_fig2d(ctx)
+    c3.plan_fig2c(ctx)
+    pool.run()
+    return {k: ctx.get(("2d", k)) for k in c3.FIG2D} | {
+        "ls_alone": ctx.get(("2c", "alone")),
+        "ls_ds": ctx.get(("2c", "ds")),
+    }
+
+
+def test_motivation_sequence_direction(tmp_path: Path) -> None:
+    """C3-Fig2d without C3: adding PS (L2DCT) to TS/DS on the bottleneck raises the DS
+    misses. (Neither Base-DS meeting every deadline nor C3 missing fewer is asserted: they
+    do not hold here, and report.md says why — a Base-DS round needs 97% of 500 Mb/s in
+    payload, and C3's pipes as built leave the spare capacity to TS.) C3-Fig2c: DS in the
+    queue raises the LS round trip by more than 80% on average and its p99 by more than
+    150%, from an unloaded value near ideal."""
+    r = _motiv_runs(tmp_path)
+    m = {k: float(c3.misses(v).mean()) for k, v in r.items() if k in c3.FIG2D}
+    assert m["Coexist-TS/DS/PS"] >= m["Coexist-TS/DS"], m
+    assert m["Coexist-TS/DS/PS"] > 0.0, m
+    la, lb = c3.ls_rtts(r["ls_alone"]), c3.ls_rtts(r["ls_ds"])
+    ideal = c3.ls_base(r["ls_alone"])
+    assert la.mean() <= 1.25 * ideal, (la.mean(), ideal)
+    assert lb.mean() >= 1.4 * la.mean(), (lb.mean(), la.mean())
+    assert np.quantile(lb, 0.99) >= 2.5 * np.quantile(la, 0.99)
+
+
+def test_reconfiguration_delay_costs_deadlines() -> None:
+    """C3-Fig3c: TS:DS weights 9:1 in the switch, 1:1 requested when DS starts. Applied at
+    once, DS gets half the link and misses little; applied 30 ms later, the DS rounds inside
+    the delay get a tenth of the link and miss. With equal old weights the delay costs
+    nothing."""
+    sc = Scale("t", seeds=(1,), params={**TINY.params, "motiv_rounds": 3})
+    ctx = Ctx(Pool(Path("."), 1, False), sc, {})
+
+    def n_miss(old: float, d: float) -> float:
+        res = dcnsim.run(c3.fig3c_scenario(ctx, old, d), progress=False)
+        return float(c3.misses(res).sum())
+
+    fast, slow = n_miss(9.0, 0.0), n_miss(9.0, 30.0)
+    assert slow > fast + 3, (fast, slow)
+    assert n_miss(1.0, 30.0) == n_miss(1.0, 0.0)
+
+
+def test_reconfigure_key_round_trips_and_errors_name_it(tmp_path: Path) -> None:
+    sc = c3.motiv(1000, [], "none", 10, queues=2, sched=None)
+    sc["classes"] = [
+        c3.cls("a", "ps", "none", c3.long_flows(0, 4, 1), priority=0),
+    ]
+    sc["switch"]["scheduler"] = {
+        "kind": "drr",
+        "weights": [9, 1],
+        "reconfigure": {"at": "2ms", "weights": [1, 1], "delay": "30ms"},
+    }
+    prep = dcnsim.config.prepare(sc)
+    rc = prep.normalized["switch"]["scheduler"]["reconfigure"]
+    assert rc["weights"] == [1.0, 1.0]
+    q = tmp_path / "n.toml"
+    q.write_text(dcnsim.config.dumps_toml(prep.normalized))
+    assert dcnsim.config.prepare(q).normalized == prep.normalized
+    sc["switch"]["scheduler"]["reconfigure"]["weights"] = [1]
+    with pytest.raises(dcnsim.ConfigError) as e:
+        dcnsim.validate(sc)
+    assert e.value.path == "switch.scheduler.reconfigure.weights"
