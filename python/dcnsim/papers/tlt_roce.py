@@ -28,6 +28,7 @@ from .framework import (
     Finding,
     band,
     bars,
+    bootstrap,
     effect_band,
     lines,
 )
@@ -414,6 +415,75 @@ def _eval_fig15(ts: Sequence[str], claim: str) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
+# Fig 18, HPCC half: incast degree (foreground flows per sender), lossy vs +PFC vs +TLT
+
+#: TLT-Fig18: "transports HPCC and TCP (each baseline/PFC/TLT variants)".
+FIG18 = ("base", "pfc", "tlt")
+#: Fig 6's foreground degree (8 flows per sender): the Fig 18 runs at this degree are Fig 6's.
+DEGREE = 8
+
+
+def _deg(d: int) -> dict[str, Any]:
+    """The run key's extra for degree ``d`` (none at Fig 6's 8, so those runs are shared)."""
+    return {} if d == DEGREE else {"degree": d}
+
+
+def plan_fig18(c: Ctx) -> None:
+    for d in c.scale.degrees:
+        for v in FIG18:
+            _add(c, v, "hpcc", **_deg(d))
+
+
+def eval_fig18(c: Ctx, fd: Finding) -> None:
+    """The TCP half's rule (tlt.eval_fig18) on HPCC: at the highest degree, lossy ÷ TLT fg
+    p99.9 within the tolerance of the paper's 78.9% cut, and TLT best (min(lossy, PFC) ÷ TLT
+    ≥ 1)."""
+    T = _t()
+    ds = tuple(c.scale.degrees)
+    fg = {(v, d): _fg_bg(c, v, "hpcc", **_deg(d))["fg"] for d in ds for v in FIG18}
+    hi = ds[-1]
+    g = T._ratio(T.P999, fg[("base", hi)], fg[("tlt", hi)])
+    best = bootstrap(
+        lambda a, b, t: min(T.P999(a), T.P999(b)) / T.P999(t),
+        fg[("base", hi)],
+        fg[("pfc", hi)],
+        fg[("tlt", hi)],
+    )
+    per = {d: T._ratio(T.P999, fg[("base", d)], fg[("tlt", d)]) for d in ds}
+    fd.stats = {"hpcc_base_over_tlt_at_max_degree": g, "best_other_over_tlt": best}
+    fd.stats.update({f"hpcc_base_over_tlt_at_{d}": per[d] for d in ds})
+    fd.ours = (
+        f"at {hi} flows/host: HPCC lossy ÷ TLT fg p99.9 {g}; best other ÷ TLT {best}. Lossy ÷ "
+        + "TLT per degree: "
+        + ", ".join(f"{d}: {per[d]}" for d in ds)
+        + ". fg p99.9 (ms): "
+        + "; ".join(
+            f"{d} flows/host "
+            + ", ".join(
+                f"{VARIANT_LABEL[v]} {T._stat(T.P999, fg[(v, d)]).scaled(1e3)}" for v in FIG18
+            )
+            for d in ds
+        )
+    )
+    lo, up = effect_band(1 / (1 - 0.789))
+    fd.judge(gain=band(g, lo, up), tlt_best=band(best, 1.0))
+
+    def plot(ax: Any) -> None:
+        lines(
+            ax,
+            list(ds),
+            {
+                f"HPCC {VARIANT_LABEL[v]}": [T._stat(T.P999, fg[(v, d)]).scaled(1e3) for d in ds]
+                for v in FIG18
+            },
+            xlabel="foreground flows per sender",
+            ylabel="fg p99.9 FCT (ms)",
+        )
+
+    fd.plot = plot
+
+
+# ---------------------------------------------------------------------------------------------
 # TLT-N: every-N marking with N = 96 and 384
 
 
@@ -474,6 +544,7 @@ _g = {
     "hbg": effect_band(1 / (1 - 0.705)),
     "hpfc": effect_band(1 / (1 - 0.205)),
     "h60": effect_band(1 / (1 - 0.519)),
+    "h18": effect_band(1 / (1 - 0.789)),
 }
 
 
@@ -573,6 +644,15 @@ FIGURES: list[Figure] = [
         "PFC ÷ TLT fg p99.9 ≤ 1 at every (workload, load)",
         [_plan_fig15(("hpcc",))],
         _eval_fig15(("hpcc",), "pfc_better"),
+        needs=NEEDS_HPCC,
+    ),
+    Figure(
+        "Fig18-degree-hpcc",
+        "HPCC: TLT is best at high incast degree, up to 78.9% lower fg tail",
+        f"at the highest degree: lossy ÷ TLT fg p99.9 in {_b('h18')}, min(lossy, PFC) ÷ TLT "
+        "≥ 1",
+        [plan_fig18],
+        eval_fig18,
         needs=NEEDS_HPCC,
     ),
     Figure(
