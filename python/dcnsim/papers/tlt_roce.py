@@ -1,8 +1,8 @@
 """TLT (paper 004), the RoCE half of §7: Fig 6, Fig 9a, the RoCE columns of Fig 15, Fig 18's
-HPCC half (incast degree) and the N = 96 vs 384 footnote (TLT-N), on TLT-SIM-RoCE-BASE (the shipped ``tlt_roce`` scenario:
-the TCP fabric with 1 µs links, RoCEv2 with DCQCN, payload 1000 B, RED-ECN 5 KB / 200 KB /
-1%). :mod:`dcnsim.papers.tlt` includes these figures, so ``dcnsim reproduce tlt`` runs both
-halves; the metrics and verdict rules are the TCP half's.
+HPCC half (incast degree) and the N = 96 vs 384 footnote (TLT-N), on TLT-SIM-RoCE-BASE (the
+shipped ``tlt_roce`` scenario: the TCP fabric with 1 µs links, RoCEv2 with DCQCN, payload
+1000 B, RED-ECN 5 KB / 200 KB / 1%). :mod:`dcnsim.papers.tlt` includes these figures, so
+``dcnsim reproduce tlt`` runs both halves; the metrics and verdict rules are the TCP half's.
 
 Transports: vanilla DCQCN (go-back-N, static RTO 4 ms), DCQCN+SACK (selective repeat without
 the BDP window, RTO 4 ms), DCQCN+IRN (selective repeat, BDP-FC, RTO_high 1930 µs, RTO_low
@@ -707,23 +707,22 @@ MECHANISMS = {
 }
 
 PREAMBLE = """\
-RoCE half (Fig 6, 9a, 15's RoCE columns, 18's HPCC half, TLT-N) on TLT-SIM-RoCE-BASE (the shipped `tlt_roce`
-scenario: the same fabric with 1 µs links; DCQCN with the TLT reference constants, RED-ECN
-5 KB / 200 KB / 1%, payload 1000 B; static RTO 4 ms, IRN RTO_high 1930 µs / RTO_low 454 µs,
-BDP-FC 18,750 B). Same load arithmetic as the TCP half with RoCE's wire/payload ratio
-1082/1000. TLT: colour threshold 200 kB (`red_only`); `roce.tlt = "on"`: rate-based on
-vanilla DCQCN and DCQCN+SACK (the last packet of each message, one in every 96 sent, the
-first and last of each retransmission round), window-based on IRN (and HPCC) — the spec's
-reading of which variant DCQCN+SACK uses. Choices (stated, not tuned): window-based TLT's
-important ACK-clocking on RoCE resends a whole packet (a lost one, else the first
-unacknowledged one: a RoCE packet has no 1-byte form); PFC as in the TCP half. The RoCE
-runs use their own (shorter) duration and seeds at the reduced scale (`scale.roce_*` in the
-run facts). HPCC runs with SACK recovery and window-based TLT (`roce.tlt = "on"` picks the
-window variant for HPCC over SACK, spec §5.5.3); its first important packet is the last one
-of the initial window W_init. Fig18-degree-hpcc is TLT-Fig18's HPCC half: the foreground
-flows per incast sender over the scale's `degrees` (the TCP half's grid), HPCC lossy, +PFC
-and +TLT, judged by the TCP half's rule at the highest degree; its runs at 8 flows per
-sender are Fig 6's.
+RoCE half (Fig 6, 9a, 15's RoCE columns, 18's HPCC half, TLT-N) on TLT-SIM-RoCE-BASE (the
+shipped `tlt_roce` scenario: the same fabric with 1 µs links; DCQCN with the TLT reference
+constants, RED-ECN 5 KB / 200 KB / 1%, payload 1000 B; static RTO 4 ms, IRN RTO_high 1930 µs /
+RTO_low 454 µs, BDP-FC 18,750 B). Same load arithmetic as the TCP half with RoCE's wire/payload
+ratio 1082/1000. TLT: colour threshold 200 kB (`red_only`); `roce.tlt = "on"`: rate-based on
+vanilla DCQCN and DCQCN+SACK (the last packet of each message, one in every 96 sent, the first
+and last of each retransmission round), window-based on IRN (and HPCC) — the spec's reading of
+which variant DCQCN+SACK uses. Choices (stated, not tuned): window-based TLT's important
+ACK-clocking on RoCE resends a whole packet (a lost one, else the first unacknowledged one: a
+RoCE packet has no 1-byte form); PFC as in the TCP half. The RoCE runs use their own (shorter)
+duration and seeds at the reduced scale (`scale.roce_*` in the run facts). HPCC runs with SACK
+recovery and window-based TLT (`roce.tlt = "on"` picks the window variant for HPCC over SACK,
+spec §5.5.3); its first important packet is the last one of the initial window W_init.
+Fig18-degree-hpcc is TLT-Fig18's HPCC half: the foreground flows per incast sender over the
+scale's `degrees` (the TCP half's grid), HPCC lossy, +PFC and +TLT, judged by the TCP half's
+rule at the highest degree; its runs at 8 flows per sender are Fig 6's.
 """
 
 __all__ = ["FIGURES", "MECHANISMS", "MISS_NOTES", "PREAMBLE", "classes", "variant"]
