@@ -382,6 +382,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_first_window_is_the_cap_when_the_first_packet_leaves() {
+        // HPCC moves the cap on every ACK; TLT's initial-window mark stays at W_init's last
+        // packet (PSN 22 of a 23-packet window) even after the cap shrank to 21.
+        let mut s = Selective::new(1000, Rto::fixed(1000), Some(23));
+        assert_eq!(s.take(0), (0, false));
+        s.bdp = Some(21);
+        assert_eq!(s.first_window(), 23);
+        // Without a cap: the whole message; a cap above the message: the message.
+        let mut s = Selective::new(5, Rto::fixed(1000), None);
+        s.take(0);
+        assert_eq!(s.first_window(), 5);
+        let mut s = Selective::new(5, Rto::fixed(1000), Some(23));
+        s.take(0);
+        assert_eq!(s.first_window(), 5);
+    }
+
+    #[test]
     fn one_loss_costs_one_retransmission() {
         let mut s = Selective::new(10, Rto::fixed(1000), None);
         for _ in 0..6 {
