@@ -37,10 +37,30 @@ def test_hpcc_figures_wait_for_the_core() -> None:
     # Either the core has HPCC, or its figures say why they are not run.
     assert st["hpcc"] is None or "hpcc" in st["hpcc"]
     ids = {f.id for f in tlt.REPRO.figures}
-    for k in ("Fig6-dcqcn-tlt", "Fig6-irn-tlt", "Fig6-gap", "Fig9a-hpcc-load", "TLT-N-96-vs-384"):
+    for k in (
+        "Fig6-dcqcn-tlt",
+        "Fig6-irn-tlt",
+        "Fig6-gap",
+        "Fig9a-hpcc-load",
+        "Fig18-degree-hpcc",
+        "TLT-N-96-vs-384",
+    ):
         assert k in ids
     hp = [f for f in tlt.REPRO.figures if "hpcc" in f.id]
     assert hp and all("hpcc" in f.needs for f in hp)
+
+
+def test_fig18_hpcc_sweeps_the_degree_and_shares_fig6_runs() -> None:
+    # TLT-Fig18: HPCC lossy / +PFC / +TLT over the foreground flows per sender; the degree
+    # reaches the incast workload, and Fig 6's degree (8) adds no key, so those runs are
+    # Fig 6's.
+    assert tlt_roce.FIG18 == ("base", "pfc", "tlt")
+    assert tlt_roce._deg(tlt_roce.DEGREE) == {}
+    assert tlt_roce._deg(2) == {"degree": 2}
+    fg = tlt_roce.classes("hpcc", flows_per_sender=2)[1]["workload"]
+    assert fg["flows_per_sender"] == 2
+    (f,) = [f for f in tlt.REPRO.figures if f.id == "Fig18-degree-hpcc"]
+    assert "hpcc" in f.needs
 
 
 def test_roce_load_arithmetic() -> None:

@@ -450,3 +450,44 @@ fn bad_recovery_keys_name_the_key() {
         assert!(e.msg.contains(msg), "{t}: {e:?}");
     }
 }
+
+/// A 2-queue star with a 1 MB shared buffer, `pfc` (the `switch.pfc` table, or none), and one
+/// class of `recovery` at `priority` (its ACKs at `ack`).
+fn irn_pfc(recovery: &str, pfc: &str, priority: u8, ack: u8) -> Result<(), ConfigError> {
+    let pfc = if pfc.is_empty() {
+        String::new()
+    } else {
+        format!(r#", "pfc": {pfc}"#)
+    };
+    let j = format!(
+        r#"{{"topology": {{"kind": "star", "hosts": 2, "link": {{"rate": "40Gbps", "delay": "1us"}}}},
+            "switch": {{"queues": 2, "scheduler": {{"kind": "drr", "weights": [1, 1]}}, "shared_buffer": "1MB" {pfc}}},
+            "host": {{"queues": 2, "scheduler": {{"kind": "drr", "weights": [1, 1]}}}},
+            "transports": {{"r": {{"kind": "roce", "roce": {{"recovery": "{recovery}"}}}}}},
+            "classes": [{{"name": "a", "transport": "r", "priority": {priority}, "ack_priority": {ack},
+                "workload": {{"kind": "flows", "list": [{{"src": 1, "dst": 0, "size": "100kB", "start": 0}}]}}}}]}}"#
+    );
+    from_json(&j)?.build(&FsReader).map(|_| ())
+}
+
+#[test]
+fn irn_with_pfc_on_its_queue_is_refused_naming_the_key() {
+    // mechanisms §4.10: IRN runs without PFC. PFC on every queue, or on the class's data or
+    // ACK queue: an error naming the transport's recovery key and the class's priority key.
+    for (pfc, prio, ack, key) in [
+        ("{}", 0, 0, "classes[0].priority"),
+        (r#"{"queues": [1]}"#, 1, 1, "classes[0].priority"),
+        (r#"{"queues": [1]}"#, 0, 1, "classes[0].ack_priority"),
+    ] {
+        let e = irn_pfc("irn", pfc, prio, ack).expect_err(pfc).to_string();
+        assert!(
+            e.contains("transports.r.roce.recovery") && e.contains(key) && e.contains("PFC"),
+            "{pfc} {prio}/{ack}: {e}"
+        );
+    }
+    // PFC only on a queue the class does not use, PFC off, or SACK recovery under PFC: fine.
+    irn_pfc("irn", r#"{"queues": [1]}"#, 0, 0).unwrap();
+    irn_pfc("irn", "", 0, 0).unwrap();
+    irn_pfc("irn", r#"{"enabled": false}"#, 0, 0).unwrap();
+    irn_pfc("sack", "{}", 0, 0).unwrap();
+}

@@ -51,8 +51,9 @@ TITLE = (
 SCENARIO = "tlt"
 #: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 6.5 min (215 runs: 177 TCP, 38 RoCE) on two cores; --full: several hours"
-    " (its Fig 1/5/7 subset alone took 63 min)"
+    "reduced: 333 runs (237 TCP, 96 RoCE), not timed together; 177 TCP runs took 4.8 min and "
+    "the 26 HPCC runs of Fig 6 and 18 2.6 min on two cores; --full: several hours (its Fig "
+    "1/5/7 subset alone took 63 min)"
 )
 
 #: Topology constants of TLT-SIM-TCP-BASE (the scenario file's).

@@ -254,6 +254,7 @@ impl Scenario {
                         format!("transports.{}.cqcn_priority", c.transport),
                     )?;
                 }
+                self.check_irn_without_pfc(i, c, &t)?;
             }
             if !self.transports.contains_key(&c.transport)
                 && TransportConfig::builtin(&c.transport).is_none()
@@ -1502,6 +1503,54 @@ impl Scenario {
 /// The sender shim of ElasticSwitch and C3 (`sim::shim`).
 impl Scenario {
     /// `objective` / `guarantee` of each class against the scheme.
+    /// IRN runs without PFC (mechanisms §4.10; TLT §7.1: "Except for IRN, we evaluate it
+    /// with and without PFC"): a class whose transport recovers with IRN may not send data
+    /// or ACKs in a queue that `switch.pfc` makes lossless.
+    fn check_irn_without_pfc(
+        &self,
+        i: usize,
+        c: &super::classes::ClassConfig,
+        t: &TransportConfig,
+    ) -> Result<(), ConfigError> {
+        let Some(pfc) = self.switch.pfc.as_ref().filter(|p| p.enabled) else {
+            return Ok(());
+        };
+        let irn = t.kind == TransportKindName::Roce
+            && t.roce
+                .as_ref()
+                .is_some_and(|r| r.recovery == super::roce::RoceRecoveryName::Irn);
+        if !irn {
+            return Ok(());
+        }
+        let nq = self.switch.queues;
+        let lossless = crate::net::config::queue_mask(&pfc.queues, nq);
+        // A priority on a 1-queue switch is folded onto queue 0.
+        let queue = |p: u8| if nq <= 1 { 0 } else { p };
+        let mut used = vec![(format!("classes[{i}].priority"), c.priority)];
+        if let Some(a) = c.ack_priority {
+            used.push((format!("classes[{i}].ack_priority"), a));
+        }
+        if let Some(l) = &c.large {
+            used.push((format!("classes[{i}].large.priority"), l.priority));
+        }
+        for (key, p) in used {
+            let q = queue(p);
+            if lossless >> q & 1 == 1 {
+                return Err(ConfigError::new(
+                    format!("transports.{}.roce.recovery", c.transport),
+                    format!(
+                        "recovery = \"irn\" runs without PFC (mechanisms §4.10), but class \
+                         {:?} ({key} = {p}) uses switch queue {q}, which switch.pfc makes \
+                         lossless; leave queue {q} out of switch.pfc.queues, turn PFC off, or \
+                         use recovery = \"sack\" (selective repeat without BDP-FC)",
+                        c.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn check_shim_classes(&self) -> Result<(), ConfigError> {
         use crate::scheme::c3::Objective;
         use crate::scheme::SchemeConfig;

@@ -123,8 +123,9 @@ roce_keys! {
     payload: Bytes = Bytes(1000), "bytes", "1 ..= packet.mtu − 44";
     /// ACK every N in-order packets (and the message's last)
     ack_every: u32 = 1, "packets", "≥ 1";
-    /// loss recovery: `gbn` (go-back-N), `irn` (IRN: selective repeat, BDP-FC, two timeouts) or
-    /// `sack` (DCQCN+SACK: IRN's selective repeat without the BDP cap)
+    /// loss recovery: `gbn` (go-back-N), `irn` (IRN: selective repeat, BDP-FC, two timeouts;
+    /// without PFC: an error if `switch.pfc` makes a queue of its class lossless) or `sack`
+    /// (DCQCN+SACK: IRN's selective repeat without the BDP cap)
     recovery: RoceRecoveryName = RoceRecoveryName::Gbn, "`gbn`, `irn`, `sack`", "";
     /// static retransmission timeout of `gbn` and `sack` (TLT §6: 4 ms)
     rto: Dur = Dur::ms(4), "duration", "> 0";

@@ -103,6 +103,8 @@ pub struct Selective {
     round_start: bool,
     /// The most packets ever outstanding (`nxt − una` after a send).
     pub max_outstanding: u64,
+    /// The first window in packets, fixed when PSN 0 leaves ([`Self::first_window`]).
+    iw: u64,
 }
 
 impl Selective {
@@ -124,6 +126,7 @@ impl Selective {
             episode: 0,
             round_start: false,
             max_outstanding: 0,
+            iw: n,
         }
     }
     #[inline]
@@ -150,10 +153,12 @@ impl Selective {
     pub fn window_open(&self) -> bool {
         self.nxt < self.n && self.bdp.is_none_or(|b| self.outstanding() < b)
     }
-    /// Packets of the first window: the BDP-FC cap, or the whole message without one.
+    /// Packets of the first window: the BDP-FC cap when the first packet left (HPCC moves
+    /// its cap on every ACK: the first window is the initial one, W_init), or the whole
+    /// message without one.
     #[inline]
     pub fn first_window(&self) -> u64 {
-        self.bdp.map_or(self.n, |b| b.min(self.n))
+        self.iw
     }
     /// Whether a packet may be sent now: a lost one, or a new one inside the BDP window.
     #[inline]
@@ -175,6 +180,12 @@ impl Selective {
             (p, true)
         } else {
             let p = self.nxt;
+            if p == 0 {
+                // TLT §5.1 marks "the last packet of the initial window": the window as it
+                // is when the flow starts (a later, smaller HPCC window must not move the
+                // mark below a PSN already sent, or no packet is ever marked).
+                self.iw = self.bdp.map_or(self.n, |b| b.min(self.n));
+            }
             self.nxt += 1;
             (p, false)
         };
@@ -369,6 +380,23 @@ impl SackRx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_window_is_the_cap_when_the_first_packet_leaves() {
+        // HPCC moves the cap on every ACK; TLT's initial-window mark stays at W_init's last
+        // packet (PSN 22 of a 23-packet window) even after the cap shrank to 21.
+        let mut s = Selective::new(1000, Rto::fixed(1000), Some(23));
+        assert_eq!(s.take(0), (0, false));
+        s.bdp = Some(21);
+        assert_eq!(s.first_window(), 23);
+        // Without a cap: the whole message; a cap above the message: the message.
+        let mut s = Selective::new(5, Rto::fixed(1000), None);
+        s.take(0);
+        assert_eq!(s.first_window(), 5);
+        let mut s = Selective::new(5, Rto::fixed(1000), Some(23));
+        s.take(0);
+        assert_eq!(s.first_window(), 5);
+    }
 
     #[test]
     fn one_loss_costs_one_retransmission() {
