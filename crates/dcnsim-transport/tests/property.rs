@@ -57,6 +57,7 @@ fn random_cfg(rng: &mut Rng) -> TcpConfig {
         tcplp_delta: 0.01 + 0.9 * rng.f64(),
         tcplp_gamma: [1.0 / 8.0, 1.0 / 64.0, 1.0][rng.below(3) as usize],
         tcplp_itt_rtts: 1.0 + 5.0 * rng.f64(),
+        tcplp_gate: rng.chance(0.5),
         ..TcpConfig::default()
     };
     // The optional mechanisms of real stacks, in random combinations.

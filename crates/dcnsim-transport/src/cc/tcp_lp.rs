@@ -32,6 +32,8 @@
 //!   paper's inference that cross traffic, not our own backlog, keeps the delay high. d_min
 //!   and d_max still see every sample. (Linux gets a similar effect by re-seeding
 //!   d_min/d_max around sowd after each ECI; we keep the paper's lifetime d_min/d_max.)
+//!   `tcplp_gate = false` turns this gate off (every ECI sample reacts, the rule of §III-C
+//!   read literally); LPF-Fig10's reproduction notes measure what that changes.
 //! - ECI halving sets ssthresh = the halved window, so growth after itt is additive (paper:
 //!   "additive-increase"; Linux leaves ssthresh alone, so it may slow-start again). The
 //!   collapse to 1 MSS leaves ssthresh at that halved window (slow start back to it, then
@@ -51,6 +53,8 @@ pub struct TcpLp {
     delta: f64,
     gamma: f64,
     itt_rtts: f64,
+    /// The once-per-window gate and sowd restart (module docs); `tcplp_gate`.
+    gate: bool,
     /// Smoothed one-way delay (ps, as f64 for the EWMA); `None` before the first sample.
     sowd: Option<f64>,
     d_min: Time,
@@ -74,6 +78,7 @@ impl TcpLp {
             delta: cfg.tcplp_delta,
             gamma: cfg.tcplp_gamma,
             itt_rtts: cfg.tcplp_itt_rtts,
+            gate: cfg.tcplp_gate,
             sowd: None,
             d_min: Time::MAX,
             d_max: 0,
@@ -158,8 +163,12 @@ impl CongestionControl for TcpLp {
         // itt = tcplp_itt_rtts × RTT (TCP-LP §III-C: 3 RTT); 2·sowd before an RTT sample.
         let rtt = ctx.srtt.unwrap_or((2.0 * sowd) as Time).max(1);
         self.itt_end = ctx.now.saturating_add((self.itt_rtts * rtt as f64) as Time);
-        self.react_end = Some(s.snd_nxt);
-        self.reseed = true;
+        if self.gate {
+            // Module docs: samples of data sent before this reaction are not judged, and
+            // sowd restarts at the first sample of post-reaction data.
+            self.react_end = Some(s.snd_nxt);
+            self.reseed = true;
+        }
         self.reno.bytes_acc = 0;
         true
     }
@@ -242,6 +251,27 @@ mod tests {
             assert!(!c.on_owd(&mut w, &smp(80 * US, i, 99), &ctx(0), true));
         }
         assert!(!c.eci());
+    }
+
+    #[test]
+    fn without_the_gate_a_pre_reaction_sample_collapses_the_window() {
+        // The first ECI halves; the next ACK still carries a delay of the window before the
+        // cut. With the gate it is ignored; without it, it is a second ECI inside itt.
+        for (gate, cwnd, collapses) in [(true, 20 * MSS, 0), (false, MSS, 1)] {
+            let mut c = TcpLp::new(&TcpConfig {
+                cc: crate::CcKind::TcpLp,
+                mss: MSS as u32,
+                tcplp_gate: gate,
+                ..Default::default()
+            });
+            let mut w = win(40 * MSS);
+            c.on_owd(&mut w, &smp(100 * US, 1, 100), &ctx(0), true);
+            c.on_owd(&mut w, &smp(300 * US, 2, 100), &ctx(10), true);
+            assert!(c.on_owd(&mut w, &smp(300 * US, 3, 100), &ctx(10), true));
+            assert_eq!(w.cwnd, 20 * MSS);
+            c.on_owd(&mut w, &smp(300 * US, 4, 120), &ctx(20), true);
+            assert_eq!((w.cwnd, c.collapses), (cwnd, collapses), "gate {gate}");
+        }
     }
 
     #[test]

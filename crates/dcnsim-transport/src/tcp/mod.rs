@@ -309,6 +309,12 @@ pub struct TcpConfig {
     /// TCP-LP inference timeout itt as a multiple of the smoothed RTT. Default 3.0 (TCP-LP
     /// paper §III-C; Linux tcp_lp: 3 × the latest inference delay).
     pub tcplp_itt_rtts: f64,
+    /// TCP-LP: at most one ECI reaction per window, and sowd restarted from the first sample
+    /// of post-reaction data (`cc::tcp_lp` module docs). `false` reacts to every ECI sample
+    /// as TCP-LP §III-C's rule reads literally: ACKs of data sent before a halving, whose
+    /// delays the halving has not yet shortened, count as the "second ECI inside itt" and
+    /// collapse the window to 1 MSS. Default true.
+    pub tcplp_gate: bool,
 
     // ---- behaviours that real stacks run (docs/tcp.md lists them per profile) ----
     /// Initial ssthresh in bytes; `None` = "arbitrarily high" (RFC 5681 §3.1).
@@ -434,6 +440,7 @@ impl Default for TcpConfig {
             tcplp_delta: 0.15,
             tcplp_gamma: 1.0 / 8.0,
             tcplp_itt_rtts: 3.0,
+            tcplp_gate: true,
             init_ssthresh: None,
             ss_increase: SlowStartIncrease::Abc { l: 2 },
             ssthresh_basis: SsthreshBasis::FlightSize,

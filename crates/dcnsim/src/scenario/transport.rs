@@ -473,6 +473,9 @@ transport_keys! {
     tcplp_gamma: f64 = tcp(tcplp_gamma), "number", "(0, 1]", "TCP-LP §III-B; Linux tcp_lp";
     /// TCP-LP inference timeout, in smoothed RTTs
     tcplp_itt_rtts: f64 = tcp(tcplp_itt_rtts), "RTTs", "≥ 1", "TCP-LP §III-C; Linux tcp_lp";
+    /// TCP-LP: at most one early-congestion reaction per window, the smoothed delay restarted
+    /// after it (`false`: react to every indication, the paper's rule read literally)
+    tcplp_gate: bool = tcp(tcplp_gate), "bool", "", "TCP-LP §III-C";
     /// D2TCP lower clamp of the deadline imminence factor d = T_c / D
     d2tcp_d_min: f64 = tcp(d2tcp_d_min), "number", "> 0", "D2TCP §3.1.2; spec §4.3";
     /// D2TCP upper clamp of d
