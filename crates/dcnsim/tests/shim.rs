@@ -315,6 +315,16 @@ fn bad_shim_keys_name_the_key() {
             "scheme.coordinator",
         ),
         (
+            r#"{"kind": "c3", "feedback": "carrier-pigeon"}"#,
+            "",
+            "scheme.feedback",
+        ),
+        (
+            r#"{"kind": "c3", "report_bytes": "10B"}"#,
+            "",
+            "scheme.report_bytes",
+        ),
+        (
             r#"{"kind": "elasticswitch", "decrease": 1.5}"#,
             r#""guarantee": "1Mbps","#,
             "scheme.decrease",
@@ -544,5 +554,60 @@ fn c3_coordinator_scale_factors_follow_the_policy() {
     let want_static = [0.75, 0.25, 1.0];
     for i in 0..3 {
         assert!((ws[i] - want_static[i]).abs() < 1e-12, "{ws:?}");
+    }
+}
+
+#[test]
+fn c3_feedback_as_report_packets() {
+    // The TS-vs-BE setup with `feedback = "packet"`: each receiver shim sends one report per
+    // busy pipe per 5 ms tick back through the fabric, and the sender's rate law runs when
+    // it arrives — one reverse-path delay after the tick (3 links × 50 µs + a 64 B frame's
+    // serialization per hop, plus any queueing behind ACKs), not at the tick.
+    let classes = r#"{"name": "ts", "transport": "t", "objective": "ts", "guarantee": "300Mbps",
+            "workload": {"kind": "flows", "list": [{"src": 0, "dst": 3, "size": "100MB", "start": 0}]}},
+        {"name": "be", "transport": "t", "workload": {"kind": "flows", "list": [
+            {"src": 1, "dst": 3, "size": "100MB", "start": 0},
+            {"src": 1, "dst": 3, "size": "100MB", "start": 0},
+            {"src": 2, "dst": 3, "size": "100MB", "start": 0},
+            {"src": 2, "dst": 3, "size": "100MB", "start": 0}]}}"#;
+    let offsets = |feedback: &str| {
+        let scheme = format!(r#"{{"kind": "c3", "feedback": "{feedback}"}}"#);
+        let json = scenario("500Mbps", &scheme, classes, "100ms", "0ms");
+        let b = build_until(&json, 100_000_000_000);
+        let sh = b.sim.shim.as_ref().unwrap();
+        let p = sh.find(0, 3, Objective::Ts).unwrap();
+        let rows: Vec<_> = sh.samples.iter().filter(|s| s.pipe == p).copied().collect();
+        for s in &rows {
+            assert!(s.rate >= s.r_g && (s.r_g - 300e6).abs() < 1.0, "{s:?}");
+        }
+        for s in rows.iter().skip(2) {
+            assert!(
+                s.sent_bps >= 0.97 * s.r_g,
+                "{feedback}: pipe released {s:?}"
+            );
+        }
+        let reports = sh.pipes[p as usize].stats.reports;
+        let offs: Vec<u64> = rows.iter().map(|s| s.t % 5_000_000_000).collect();
+        (offs, reports)
+    };
+    let (instant, r0) = offsets("instant");
+    let (packet, r1) = offsets("packet");
+    assert_eq!(r0, 0);
+    assert!(instant.iter().all(|&o| o == 0), "{instant:?}");
+    // 19 ticks up to 95 ms, the report of the one at 100 ms still in flight.
+    assert!(
+        r1 >= 18 && r1 as usize == packet.len(),
+        "{r1} reports, {packet:?}"
+    );
+    eprintln!(
+        "{r1} reports; rate updates {:?}..{:?} ps after their tick",
+        packet.iter().min(),
+        packet.iter().max()
+    );
+    for &o in &packet {
+        assert!(
+            (150_000_000..1_000_000_000).contains(&o),
+            "a rate update {o} ps after its tick"
+        );
     }
 }

@@ -62,6 +62,19 @@ pub enum C3Variant {
     Fujiz,
 }
 
+/// How the receiver shim's per-interval marked fraction reaches the sender (spec §5.3.2:
+/// "delivers this information back to the sender").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum C3Feedback {
+    /// Out of band, at the tick itself, never lost (a simplification).
+    #[default]
+    Instant,
+    /// A report packet from the receiving host to the sending host at every tick, through
+    /// the fabric (it queues, can be dropped); the rate law runs when it arrives.
+    Packet,
+}
+
 /// Per-objective weight policy (C3 §3: "the coordinator determines a scale factor for each
 /// performance objective"). With the coordinator these are the policy shares π_o from which
 /// it computes the factors network-wide ([`scale_factors`]); without it, static factors.
@@ -143,6 +156,12 @@ pub struct C3Config {
     /// back the scale factors (spec §5.3.5 CHOICE 5–10 ms: 5 ms, one control interval).
     /// A multiple of `interval`.
     pub coordinator_interval: Dur,
+    /// `instant` or `packet` (a report packet per pipe per interval, `report_bytes` on the
+    /// wire).
+    pub feedback: C3Feedback,
+    /// Wire size of a report packet (CHOICE: 64 B, a minimum Ethernet frame holding the
+    /// outer IP/UDP header, the pipe id and two counters).
+    pub report_bytes: Bytes,
     /// Admission control: demote flows to the BE pipe while a link's Σ R_G exceeds its
     /// capacity (spec §5.3.5). Needs `coordinator`; unset = on with the coordinator.
     pub admission: Option<bool>,
@@ -170,6 +189,8 @@ impl Default for C3Config {
             coordinator: true,
             coordinator_interval: Dur(5 * MS),
             admission: None,
+            feedback: C3Feedback::Instant,
+            report_bytes: Bytes(64),
         }
     }
 }
@@ -232,6 +253,15 @@ impl C3Config {
                      coordinator runs at control ticks)",
                     self.interval.secs() * 1e3,
                     self.coordinator_interval.secs() * 1e3
+                ),
+            ));
+        }
+        if self.report_bytes.0 < 64 || self.report_bytes.0 > 9000 {
+            return Err((
+                "report_bytes".into(),
+                format!(
+                    "expected 64..=9000 bytes (a frame), got {}",
+                    self.report_bytes.0
                 ),
             ));
         }

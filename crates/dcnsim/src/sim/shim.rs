@@ -41,8 +41,9 @@
 
 use super::{Ecmp, Event, Sim, MAX_EVENT_INDEX};
 use crate::net::buffer::DropReason;
+use crate::packet::Packet;
 use crate::packet::{flags, tunnel, PktId, PktKind, PktList, NIL};
-use crate::scheme::c3::{self, C3Config, C3Variant, Objective, N_OBJECTIVES};
+use crate::scheme::c3::{self, C3Config, C3Feedback, C3Variant, Objective, N_OBJECTIVES};
 use crate::scheme::elasticswitch::{self, ElasticSwitchConfig};
 use crate::transport::NEVER;
 use dcnsim_engine::{Time, SEC};
@@ -108,8 +109,9 @@ pub struct Pipe {
     /// Receiver-side counters of the current interval.
     rx_pkts: u64,
     rx_marked: u64,
-    /// Wire bytes released in the current interval.
+    /// Wire bytes released in the current interval, and as a rate over the last one.
     tx_bytes: u64,
+    last_sent_bps: f64,
     /// Active flows (insertion order).
     pub flows: Vec<u32>,
     pub stats: PipeStats,
@@ -134,6 +136,8 @@ pub struct PipeStats {
     /// Flows that entered the pipe; flows the coordinator demoted out of it.
     pub flows: u64,
     pub demoted: u64,
+    /// Feedback report packets that reached the sender (`feedback = "packet"`).
+    pub reports: u64,
     /// Control intervals the pipe was busy (flows or backlog), and over them the sums of
     /// R_G and of the released wire rate (means in the pipe table), and the largest R_G.
     pub busy_ticks: u64,
@@ -293,6 +297,7 @@ impl Shim {
             rx_pkts: 0,
             rx_marked: 0,
             tx_bytes: 0,
+            last_sent_bps: 0.0,
             flows: Vec::new(),
             stats: PipeStats::default(),
             raw: 0.0,
@@ -532,6 +537,55 @@ impl Shim {
         }
     }
 
+    /// The sender learns pipe `p`'s receiver counts of one interval (`rx` packets, `marked`
+    /// with a CE outer header) and runs the rate law (ES §4.2; C3 Eq. 1/2 or `fujiz`).
+    fn feedback(&mut self, p: usize, rx: u64, marked: u64, now: Time) {
+        self.settle(p, now);
+        let line = self.line[self.pipes[p].src as usize];
+        let pp = &mut self.pipes[p];
+        let frac = if rx > 0 {
+            marked as f64 / rx as f64
+        } else {
+            0.0
+        };
+        let any = marked > 0;
+        let sent_bps = pp.last_sent_bps;
+        let busy = !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty());
+        match &self.law {
+            Law::Es(c) => {
+                pp.r_w = elasticswitch::es_update(c, pp.r_w, pp.r_g, any, line);
+            }
+            Law::C3(c) => {
+                // α ← (1 − g)·α + g·F, "similar to DCTCP" (spec §5.3.3 CHOICE: EWMA).
+                pp.alpha = (1.0 - c.g) * pp.alpha + c.g * frac;
+                if pp.objective == Objective::Ls {
+                    pp.r_w = pp.r_g;
+                } else if busy {
+                    pp.r_w = match c.variant {
+                        C3Variant::Paper => {
+                            c3::eq12(pp.r_w, pp.r_g, pp.alpha, pp.weight, any, line)
+                        }
+                        C3Variant::Fujiz => {
+                            c3::fujiz(c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, any, line)
+                        }
+                    };
+                }
+            }
+        }
+        if busy && self.samples.len() < self.max_samples {
+            self.samples.push(PipeSample {
+                t: now,
+                pipe: p as u32,
+                rate: pp.r_w.max(pp.r_g),
+                r_g: pp.r_g,
+                weight: pp.weight,
+                frac,
+                sent_bps,
+                backlog: pp.q[0].pkts + pp.q[1].pkts,
+            });
+        }
+    }
+
     fn host_pipes_active(&self, _h: u32, pipes: &[u32]) -> usize {
         pipes
             .iter()
@@ -740,13 +794,42 @@ impl Sim {
         self.shim_pump(i);
     }
 
-    /// `host_receive`: decapsulate a shim packet and count its outer mark for its pipe.
+    /// A receiver shim's report of pipe `p`'s interval, from the pipe's destination host to
+    /// its source (`feedback = "packet"`): a small `Raw` packet with no flow (`NIL`),
+    /// carrying the pipe in `seq` and (packets, marked) in its first SACK slot.
+    fn shim_send_report(&mut self, p: u32, rx: u64, marked: u64) {
+        let sh = self.shim.as_ref().unwrap();
+        let pp = &sh.pipes[p as usize];
+        let wire = match &sh.law {
+            Law::C3(c) => c.report_bytes.0 as u32,
+            Law::Es(_) => 64,
+        };
+        let mut pk = Packet::new(PktKind::Raw, NIL, pp.dst, pp.src, 0, wire);
+        pk.seq = p as u64;
+        pk.sack[0] = (rx, marked);
+        // The reverse direction's outer header hashes to its own path.
+        pk.entropy = pp.entropy.rotate_left(16);
+        let (from, id) = (pp.dst, self.arena.alloc(pk));
+        self.host_send(from, id);
+    }
+
+    /// `host_receive`: decapsulate a shim packet and count its outer mark for its pipe; a
+    /// feedback report runs its pipe's rate law. Returns true if the packet was a report
+    /// (the shim consumed it).
     #[inline(never)]
-    pub(super) fn shim_receive(&mut self, id: PktId) {
+    pub(super) fn shim_receive(&mut self, id: PktId) -> bool {
+        let now = self.now();
         let sh = self.shim.as_mut().unwrap();
         let p = self.arena.get_mut(id);
+        if p.kind == PktKind::Raw && p.flow == NIL {
+            let (pipe, (rx, marked)) = (p.seq as usize, p.sack[0]);
+            sh.pipes[pipe].stats.reports += 1;
+            sh.feedback(pipe, rx, marked, now);
+            self.shim_kick(pipe as u32, now);
+            return true;
+        }
         if p.tunnel & tunnel::ENCAP == 0 {
-            return;
+            return false;
         }
         let marked = p.flags & flags::CE != 0;
         if let Some(fs) = sh.flows.get(p.flow as usize) {
@@ -768,6 +851,7 @@ impl Sim {
         p.flags = f;
         p.wire -= sh.encap;
         p.tunnel = 0;
+        false
     }
 
     /// The egress ports a pipe's packets can cross: its one path under per-flow ECMP (the
@@ -912,39 +996,14 @@ impl Sim {
                 sh.derive(h, now, &self.flows.desc);
             }
         }
+        let by_packet = matches!(&sh.law, Law::C3(c) if c.feedback == C3Feedback::Packet);
+        let mut reports = Vec::new();
         for p in 0..sh.pipes.len() {
             sh.settle(p, now);
-            let line = sh.line[sh.pipes[p].src as usize];
             let pp = &mut sh.pipes[p];
-            let frac = if pp.rx_pkts > 0 {
-                pp.rx_marked as f64 / pp.rx_pkts as f64
-            } else {
-                0.0
-            };
-            let marked = pp.rx_marked > 0;
             let sent_bps = pp.tx_bytes as f64 * 8.0 / secs;
+            pp.last_sent_bps = sent_bps;
             let busy = !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty());
-            match &sh.law {
-                Law::Es(c) => {
-                    pp.r_w = elasticswitch::es_update(c, pp.r_w, pp.r_g, marked, line);
-                }
-                Law::C3(c) => {
-                    // α ← (1 − g)·α + g·F, "similar to DCTCP" (spec §5.3.3 CHOICE: EWMA).
-                    pp.alpha = (1.0 - c.g) * pp.alpha + c.g * frac;
-                    if pp.objective == Objective::Ls {
-                        pp.r_w = pp.r_g;
-                    } else if busy {
-                        pp.r_w = match c.variant {
-                            C3Variant::Paper => {
-                                c3::eq12(pp.r_w, pp.r_g, pp.alpha, pp.weight, marked, line)
-                            }
-                            C3Variant::Fujiz => c3::fujiz(
-                                c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, marked, line,
-                            ),
-                        };
-                    }
-                }
-            }
             if busy {
                 let st = &mut pp.stats;
                 st.busy_ticks += 1;
@@ -952,22 +1011,23 @@ impl Sim {
                 st.sum_sent_bps += sent_bps;
                 st.max_r_g = st.max_r_g.max(pp.r_g);
             }
-            if busy && sh.samples.len() < sh.max_samples {
-                sh.samples.push(PipeSample {
-                    t: now,
-                    pipe: p as u32,
-                    rate: pp.r_w.max(pp.r_g),
-                    r_g: pp.r_g,
-                    weight: pp.weight,
-                    frac,
-                    sent_bps,
-                    backlog: pp.q[0].pkts + pp.q[1].pkts,
-                });
-            }
+            let (rx, marked) = (pp.rx_pkts, pp.rx_marked);
             pp.rx_pkts = 0;
             pp.rx_marked = 0;
             pp.tx_bytes = 0;
+            if !by_packet {
+                // Out of band: the sender has the interval's fraction at once.
+                sh.feedback(p, rx, marked, now);
+            } else if busy || rx > 0 {
+                // The receiver shim reports the interval (spec §5.3.2); the law runs when
+                // the report reaches the sender (`shim_receive`).
+                reports.push((p as u32, rx, marked));
+            }
         }
+        for (p, rx, marked) in reports {
+            self.shim_send_report(p, rx, marked);
+        }
+        let sh = self.shim.as_mut().unwrap();
         let n = sh.pipes.len() as u32;
         let backlog = sh
             .pipes
