@@ -146,6 +146,7 @@ PIPE_SCHEMA: dict[str, pa.DataType] = {
     "rx_pkts": pa.int64(),
     "inner_marks": pa.int64(),
     "drops": pa.int64(),
+    "reports": pa.int64(),
 }
 PIPE_SAMPLE_SCHEMA: dict[str, pa.DataType] = {
     "t_s": pa.float64(),

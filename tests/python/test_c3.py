@@ -169,3 +169,20 @@ def test_bad_coordinator_keys_name_the_key() -> None:
         with pytest.raises(ConfigError) as e:
             dcnsim.run(sc, progress=False)
         assert key in str(e.value), e.value
+
+
+def test_feedback_as_report_packets() -> None:
+    sc = _scenario()
+    sc["scheme"]["feedback"] = "packet"
+    res = dcnsim.run(sc, progress=False)
+    p = res.pipes
+    kept = p[(p["objective"] == "ts") & ~p["demoted"]]
+    # One report per busy interval reaches the sender (the last may still be in flight);
+    # instant feedback sends none.
+    assert ((kept["reports"] >= kept["intervals"] - 1) & (kept["reports"] > 0)).all(), kept
+    assert (kept["mean_rate_bps"] >= 0.95 * kept["guarantee_bps"]).all(), kept
+    # The rate law runs when a report arrives, after the tick: sample times are off the 5 ms
+    # grid by about one reverse-path delay (3 × 50 µs + serialization).
+    s = res.pipe_samples[res.pipe_samples["pipe_id"].isin(kept["pipe_id"])]
+    off = (s["t_s"] * 1e6).round() % 5000
+    assert off.between(150, 1000).all(), off.describe()

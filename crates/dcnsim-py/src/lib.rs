@@ -257,6 +257,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
         ("rx_pkts", &p.rx_pkts),
         ("inner_marks", &p.inner_marks),
         ("drops", &p.drops),
+        ("reports", &p.reports),
     ] {
         cols_u64(py, &pipes, n, v)?;
     }

@@ -188,6 +188,8 @@ pub struct PipeTable {
     pub marked_fraction: Vec<f64>,
     pub inner_marks: Vec<u64>,
     pub drops: Vec<u64>,
+    /// Feedback reports that reached the sender (C3 `feedback = "packet"`; 0 otherwise).
+    pub reports: Vec<u64>,
 }
 
 /// One row per busy pipe per control interval (the shim's `PipeSample`s).

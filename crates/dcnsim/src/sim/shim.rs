@@ -20,8 +20,10 @@
 //!   counted for the pipe, the inner ECN bits are restored — before the transport sees the
 //!   packet.
 //! * **Control** (`Event::Shim(TICK)` every `interval`, 5 ms by default): each pipe's marked
-//!   fraction of the interval is fed back to its sender [simplification: out of band and
-//!   without delay or loss] and the scheme's law sets the new rate (ES: weighted AIMD with
+//!   fraction of the interval is fed back to its sender — by default out of band and
+//!   without delay or loss [simplification]; with C3's `feedback = "packet"` as a report
+//!   packet from the receiving host through the fabric, the law running on its arrival —
+//!   and the scheme's law sets the new rate (ES: weighted AIMD with
 //!   R ≥ G; C3: Eq. 1/2 or `fujiz`, R_w ≥ R_G). Guarantees and weights are re-derived from
 //!   the pipes' active flows.
 //!
@@ -1080,6 +1082,7 @@ impl Sim {
             });
             t.inner_marks.push(st.inner_marks);
             t.drops.push(st.drops);
+            t.reports.push(st.reports);
         }
         t
     }
