@@ -245,7 +245,9 @@ impl C3Config {
                 ));
             }
         }
-        if self.coordinator_interval.0 == 0 || self.coordinator_interval.0 % self.interval.0 != 0 {
+        if self.coordinator_interval.0 == 0
+            || !self.coordinator_interval.0.is_multiple_of(self.interval.0)
+        {
             return Err((
                 "coordinator_interval".into(),
                 format!(
