@@ -123,6 +123,41 @@ TRACE_SCHEMA: dict[str, pa.DataType] = {
     "rate_bps": pa.float64(),
     "alpha": pa.float64(),
 }
+#: The sender shim's pipes (C3, ElasticSwitch): one row per pipe, and one per busy pipe per
+#: control interval. Empty for runs without a shim scheme; absent in older results.
+PIPE_SCHEMA: dict[str, pa.DataType] = {
+    "pipe_id": pa.int64(),
+    "src": pa.int64(),
+    "dst": pa.int64(),
+    "objective": pa.string(),
+    "flows": pa.int64(),
+    "demoted_flows": pa.int64(),
+    "demoted": pa.bool_(),
+    "guarantee_bps": pa.float64(),
+    "max_guarantee_bps": pa.float64(),
+    "mean_rate_bps": pa.float64(),
+    "final_rate_bps": pa.float64(),
+    "weight": pa.float64(),
+    "raw_weight": pa.float64(),
+    "marked_fraction": pa.float64(),
+    "intervals": pa.int64(),
+    "tx_pkts": pa.int64(),
+    "tx_bytes": pa.int64(),
+    "rx_pkts": pa.int64(),
+    "inner_marks": pa.int64(),
+    "drops": pa.int64(),
+    "reports": pa.int64(),
+}
+PIPE_SAMPLE_SCHEMA: dict[str, pa.DataType] = {
+    "t_s": pa.float64(),
+    "pipe_id": pa.int64(),
+    "rate_bps": pa.float64(),
+    "guarantee_bps": pa.float64(),
+    "weight": pa.float64(),
+    "marked_fraction": pa.float64(),
+    "sent_bps": pa.float64(),
+    "backlog": pa.int64(),
+}
 SCHEMAS = {
     "flows": FLOW_SCHEMA,
     "queues": QUEUE_SCHEMA,
@@ -130,7 +165,11 @@ SCHEMAS = {
     "traces": TRACE_SCHEMA,
 }
 #: Tables a result directory may lack (older results): read when present, else empty.
-OPTIONAL_SCHEMAS = {"class_samples": CLASS_SAMPLE_SCHEMA}
+OPTIONAL_SCHEMAS = {
+    "class_samples": CLASS_SAMPLE_SCHEMA,
+    "pipes": PIPE_SCHEMA,
+    "pipe_samples": PIPE_SAMPLE_SCHEMA,
+}
 OPTIONAL_FILES = tuple(f"{name}.parquet" for name in OPTIONAL_SCHEMAS)
 
 # Fixed writer options: same input, same bytes.
@@ -206,6 +245,8 @@ class Results:
     switch/host egress queue; ``samples``: optional per-(port, queue) time series of queue
     length, bytes sent, port utilization, drops and ECN marks per interval (may be empty);
     ``class_samples``: optional goodput per traffic class per interval (may be empty);
+    ``pipes`` / ``pipe_samples``: the sender shim's pipes (C3, ElasticSwitch) and their
+    per-control-interval samples (empty without a shim scheme);
     ``meta``: seed, versions, events, packet_hops, wall_s, config_hash, ...; ``scenario``: the
     normalized scenario that produced them; ``traces``: optional per-flow sender time series
     (``output.trace_flows``; may be empty).
@@ -219,6 +260,8 @@ class Results:
     path: Path | None = None
     traces: pd.DataFrame = field(default_factory=pd.DataFrame)
     class_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pipes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pipe_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     # -- construction ------------------------------------------------------------------------
 
@@ -254,6 +297,8 @@ class Results:
             scenario,
             traces=tables["traces"],
             class_samples=tables["class_samples"],
+            pipes=tables["pipes"],
+            pipe_samples=tables["pipe_samples"],
         )
 
     # -- persistence -------------------------------------------------------------------------
@@ -441,6 +486,8 @@ def load(directory: str | os.PathLike[str]) -> Results:
         path=d.absolute(),
         traces=tables["traces"],
         class_samples=tables["class_samples"],
+        pipes=tables["pipes"],
+        pipe_samples=tables["pipe_samples"],
     )
 
 

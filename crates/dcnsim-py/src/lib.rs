@@ -230,6 +230,55 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     traces.set_item("reflex_low", &t.reflex_low)?;
     res.set_item("traces", traces)?;
 
+    let p = &out.pipes;
+    let pipes = PyDict::new(py);
+    cols_u64(py, &pipes, "pipe_id", &p.pipe_id)?;
+    cols_u64(py, &pipes, "src", &p.src)?;
+    cols_u64(py, &pipes, "dst", &p.dst)?;
+    pipes.set_item("objective", &p.objective)?;
+    cols_u64(py, &pipes, "flows", &p.flows)?;
+    cols_u64(py, &pipes, "demoted_flows", &p.demoted_flows)?;
+    pipes.set_item("demoted", &p.demoted)?;
+    for (n, v) in [
+        ("guarantee_bps", &p.guarantee_bps),
+        ("max_guarantee_bps", &p.max_guarantee_bps),
+        ("mean_rate_bps", &p.mean_rate_bps),
+        ("final_rate_bps", &p.final_rate_bps),
+        ("weight", &p.weight),
+        ("raw_weight", &p.raw_weight),
+        ("marked_fraction", &p.marked_fraction),
+    ] {
+        pipes.set_item(n, v)?;
+    }
+    for (n, v) in [
+        ("intervals", &p.intervals),
+        ("tx_pkts", &p.tx_pkts),
+        ("tx_bytes", &p.tx_bytes),
+        ("rx_pkts", &p.rx_pkts),
+        ("inner_marks", &p.inner_marks),
+        ("drops", &p.drops),
+        ("reports", &p.reports),
+    ] {
+        cols_u64(py, &pipes, n, v)?;
+    }
+    res.set_item("pipes", pipes)?;
+
+    let ps = &out.pipe_samples;
+    let pipe_samples = PyDict::new(py);
+    pipe_samples.set_item("t_s", &ps.t_s)?;
+    cols_u64(py, &pipe_samples, "pipe_id", &ps.pipe_id)?;
+    for (n, v) in [
+        ("rate_bps", &ps.rate_bps),
+        ("guarantee_bps", &ps.guarantee_bps),
+        ("weight", &ps.weight),
+        ("marked_fraction", &ps.marked_fraction),
+        ("sent_bps", &ps.sent_bps),
+    ] {
+        pipe_samples.set_item(n, v)?;
+    }
+    cols_u64(py, &pipe_samples, "backlog", &ps.backlog)?;
+    res.set_item("pipe_samples", pipe_samples)?;
+
     let m = &out.meta;
     let meta = PyDict::new(py);
     meta.set_item("scenario_name", &m.name)?;

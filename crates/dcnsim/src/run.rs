@@ -3,7 +3,9 @@
 
 use crate::scenario::build::{Built, FileReader};
 use crate::scenario::{ConfigError, Scenario};
-use crate::sim::results::{ClassSampleTable, FlowTable, QueueTable, SampleTable, TraceTable};
+use crate::sim::results::{
+    ClassSampleTable, FlowTable, PipeSampleTable, PipeTable, QueueTable, SampleTable, TraceTable,
+};
 use dcnsim_engine::{to_secs, Time};
 use std::time::Instant;
 
@@ -65,6 +67,10 @@ pub struct RunOutput {
     pub samples: SampleTable,
     pub class_samples: ClassSampleTable,
     pub traces: TraceTable,
+    /// The sender shim's pipes (C3 / ElasticSwitch; empty otherwise) and their
+    /// per-interval samples.
+    pub pipes: PipeTable,
+    pub pipe_samples: PipeSampleTable,
     pub meta: RunMeta,
 }
 
@@ -190,6 +196,8 @@ pub fn run_built(
         samples: sim.sample_table(),
         class_samples: sim.class_sample_table(),
         traces: sim.trace_table(),
+        pipes: sim.pipe_table(),
+        pipe_samples: sim.pipe_sample_table(),
         meta,
     }
 }

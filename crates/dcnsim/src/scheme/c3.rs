@@ -9,9 +9,12 @@
 //! objective (§5.3.4) and the EDF-feasibility search of DS pipes. The shim (`sim::shim`)
 //! owns queues, token buckets, feedback counters and the control clock.
 //!
-//! Not modelled here (yet): the coordinator (admission control, per-objective scale
-//! factors computed network-wide — `scale` is a static per-objective factor instead), the
-//! switch reconfiguration delay and the two-queue variant.
+//! The coordinator (C3 §3 "embarrassingly-centralized coordinator", spec §5.3.5) runs in
+//! the shim too (`sim::shim`, it needs the routes); its arithmetic is here:
+//! [`scale_factors`] (the network-wide per-objective scale factors) and the admission
+//! order ([`demote_first`]).
+//!
+//! Not modelled here: the switch reconfiguration delay and the two-queue variant.
 
 use crate::units::{Bw, Bytes, Dur};
 use dcnsim_engine::{MS, US};
@@ -35,6 +38,19 @@ pub enum Objective {
 
 pub const N_OBJECTIVES: usize = 5;
 
+impl Objective {
+    /// The scenario's spelling (`"ts"` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Ts => "ts",
+            Objective::Ls => "ls",
+            Objective::Ds => "ds",
+            Objective::Ps => "ps",
+            Objective::Be => "be",
+        }
+    }
+}
+
 /// Pipe-level control law (spec §5.3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -46,7 +62,22 @@ pub enum C3Variant {
     Fujiz,
 }
 
-/// Per-objective weight scale factors (C3 §3.4 network-wide policy; static here).
+/// How the receiver shim's per-interval marked fraction reaches the sender (spec §5.3.2:
+/// "delivers this information back to the sender").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum C3Feedback {
+    /// Out of band, at the tick itself, never lost (a simplification).
+    #[default]
+    Instant,
+    /// A report packet from the receiving host to the sending host at every tick, through
+    /// the fabric (it queues, can be dropped); the rate law runs when it arrives.
+    Packet,
+}
+
+/// Per-objective weight policy (C3 §3: "the coordinator determines a scale factor for each
+/// performance objective"). With the coordinator these are the policy shares π_o from which
+/// it computes the factors network-wide ([`scale_factors`]); without it, static factors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ObjectiveScale {
@@ -118,6 +149,22 @@ pub struct C3Config {
     pub fujiz_step: Bw,
     /// `fujiz`: rate floor.
     pub fujiz_min: Bw,
+    /// Run the coordinator (spec §5.3.5): admission control and network-wide scale factors.
+    /// Off: each shim splits its host's weight by the static `scale` factors.
+    pub coordinator: bool,
+    /// Coordinator period: it collects every pipe's R_G and raw weight, demotes, and sends
+    /// back the scale factors (spec §5.3.5 CHOICE 5–10 ms: 5 ms, one control interval).
+    /// A multiple of `interval`.
+    pub coordinator_interval: Dur,
+    /// `instant` or `packet` (a report packet per pipe per interval, `report_bytes` on the
+    /// wire).
+    pub feedback: C3Feedback,
+    /// Wire size of a report packet (CHOICE: 64 B, a minimum Ethernet frame holding the
+    /// outer IP/UDP header, the pipe id and two counters).
+    pub report_bytes: Bytes,
+    /// Admission control: demote flows to the BE pipe while a link's Σ R_G exceeds its
+    /// capacity (spec §5.3.5). Needs `coordinator`; unset = on with the coordinator.
+    pub admission: Option<bool>,
 }
 
 impl Default for C3Config {
@@ -139,11 +186,21 @@ impl Default for C3Config {
             fujiz_threshold: Bw(500_000_000),
             fujiz_step: Bw(10_000_000),
             fujiz_min: Bw(1_000_000),
+            coordinator: true,
+            coordinator_interval: Dur(5 * MS),
+            admission: None,
+            feedback: C3Feedback::Instant,
+            report_bytes: Bytes(64),
         }
     }
 }
 
 impl C3Config {
+    /// Whether the coordinator's admission control runs.
+    pub fn admits(&self) -> bool {
+        self.coordinator && self.admission.unwrap_or(true)
+    }
+
     /// Errors are (key under `scheme`, message).
     pub fn check(&self) -> Result<(), (String, String)> {
         if self.interval.0 == 0 {
@@ -187,6 +244,36 @@ impl C3Config {
                     format!("expected a factor > 0, got {v}"),
                 ));
             }
+        }
+        if self.coordinator_interval.0 == 0
+            || !self.coordinator_interval.0.is_multiple_of(self.interval.0)
+        {
+            return Err((
+                "coordinator_interval".into(),
+                format!(
+                    "expected a positive multiple of interval ({} ms), got {} ms (the \
+                     coordinator runs at control ticks)",
+                    self.interval.secs() * 1e3,
+                    self.coordinator_interval.secs() * 1e3
+                ),
+            ));
+        }
+        if self.report_bytes.0 < 64 || self.report_bytes.0 > 9000 {
+            return Err((
+                "report_bytes".into(),
+                format!(
+                    "expected 64..=9000 bytes (a frame), got {}",
+                    self.report_bytes.0
+                ),
+            ));
+        }
+        if self.admission == Some(true) && !self.coordinator {
+            return Err((
+                "admission".into(),
+                "admission control is the coordinator's: set coordinator = true, or \
+                 admission = false"
+                    .into(),
+            ));
         }
         if self.variant == C3Variant::Fujiz && self.fujiz_min.0 == 0 {
             return Err(("fujiz_min".into(), "expected a rate > 0".into()));
@@ -288,6 +375,48 @@ pub fn ps_guarantee(mtu: f64, rtt_s: f64) -> f64 {
     mtu / (2.0 * rtt_s)
 }
 
+/// The coordinator's per-objective scale factors (C3 §3: "the coordinator determines a
+/// scale factor for each performance objective. The derived weight value of each pipe is
+/// multiplied by this scaling factor in the shim layer"; the paper gives no formula).
+///
+/// CHOICE: the factors make the objectives' network-wide weights follow the policy shares
+/// π_o (`scale`): with W_o = Σ of the raw weights of every active pipe of objective o in the
+/// network, s_o = (π_o / Σ_{o' : W_o' > 0} π_o') / W_o, so Σ_{p of o} s_o·raw_p is objective
+/// o's policy share and Σ_o s_o·W_o = 1. Raw weights are in each objective's own unit (TS and
+/// DS: bits/s of guarantee, PS: Σ 1/size, BE: flows), which only such a factor can make
+/// comparable. An objective with W_o = 0 (absent, or LS, which has no weight) gets 0.
+pub fn scale_factors(policy: &ObjectiveScale, totals: &[f64; N_OBJECTIVES]) -> [f64; N_OBJECTIVES] {
+    let present: f64 = ALL
+        .iter()
+        .filter(|&&o| totals[o as usize] > 0.0)
+        .map(|&o| policy.of(o))
+        .sum();
+    let mut s = [0.0; N_OBJECTIVES];
+    for o in ALL {
+        let w = totals[o as usize];
+        if w > 0.0 {
+            s[o as usize] = policy.of(o) / present / w;
+        }
+    }
+    s
+}
+
+/// All objectives, in their index order.
+pub const ALL: [Objective; N_OBJECTIVES] = [
+    Objective::Ts,
+    Objective::Ls,
+    Objective::Ds,
+    Objective::Ps,
+    Objective::Be,
+];
+
+/// Admission order (spec §5.3.5 CHOICE "most recently arrived first"): of the guaranteed
+/// flows crossing an oversubscribed link, given as (start time, flow id), the one to demote
+/// first — the latest start, ties to the higher flow id (the later one created).
+pub fn demote_first(candidates: impl Iterator<Item = (u64, u32)>) -> Option<u32> {
+    candidates.max().map(|(_, f)| f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +437,34 @@ mod tests {
         assert_eq!(fujiz(&c, 400e6, 300e6, 0.0, 0.5, 0.5, false, 1e9), 600e6);
         assert_eq!(fujiz(&c, 600e6, 600e6, 0.0, 0.5, 0.5, false, 1e9), 605e6);
         assert_eq!(fujiz(&c, 0.0, 0.0, 0.0, 1.0, 0.5, true, 1e9), 1e6);
+    }
+
+    #[test]
+    fn scale_factors_share_the_weight_by_policy() {
+        // Two TS pipes (R_G 300 and 100 Mb/s), one PS pipe (Σ 1/size = 1e-5) and two BE
+        // pipes of 1 and 3 flows; policy TS 2, the rest 1. Present: TS, PS, BE → Σπ = 4.
+        let mut t = [0.0; N_OBJECTIVES];
+        t[Objective::Ts as usize] = 400e6;
+        t[Objective::Ps as usize] = 1e-5;
+        t[Objective::Be as usize] = 4.0;
+        let p = ObjectiveScale {
+            ts: 2.0,
+            ..ObjectiveScale::default()
+        };
+        let s = scale_factors(&p, &t);
+        assert!((s[0] - 0.5 / 400e6).abs() < 1e-20, "{s:?}");
+        assert_eq!(s[Objective::Ls as usize], 0.0);
+        assert_eq!(s[Objective::Ds as usize], 0.0);
+        assert!((s[3] - 0.25 / 1e-5).abs() < 1e-6, "{s:?}");
+        assert!((s[4] - 0.0625).abs() < 1e-15, "{s:?}");
+        // The 300 Mb/s TS pipe holds 3/8 of the network's weight, the 3-flow BE pipe 3/16.
+        assert!((s[0] * 300e6 - 0.375).abs() < 1e-12);
+        assert!((s[4] * 3.0 - 0.1875).abs() < 1e-12);
+        assert_eq!(
+            demote_first([(5, 1), (9, 0), (9, 4), (2, 7)].into_iter()),
+            Some(4)
+        );
+        assert_eq!(demote_first(std::iter::empty()), None);
     }
 
     #[test]

@@ -484,8 +484,10 @@ impl Sim {
             self.scheme.on_receive(self.arena.get(id), host, now);
         }
         self.counters.delivered += 1;
-        if self.shim.is_some() {
-            self.shim_receive(id);
+        if self.shim.is_some() && self.shim_receive(id) {
+            // A shim feedback report (`sim::shim`): consumed by the shim.
+            self.arena.free(id);
+            return;
         }
         if self.pcap.is_some() {
             self.pcap_on_receive(id);

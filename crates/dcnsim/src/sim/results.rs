@@ -154,6 +154,61 @@ pub struct TraceTable {
     pub reflex_low: Vec<bool>,
 }
 
+/// One row per pipe of the sender shim (C3 / ElasticSwitch; empty without a shim scheme).
+/// Rates in bits/s on the wire (outer header included); means over the control intervals
+/// in which the pipe had flows or backlog.
+#[derive(Default, Debug, Clone)]
+pub struct PipeTable {
+    pub pipe_id: Vec<u64>,
+    pub src: Vec<u64>,
+    pub dst: Vec<u64>,
+    /// C3 objective (`ts`, `ls`, `ds`, `ps`, `be`); ElasticSwitch pairs are `pair`.
+    pub objective: Vec<String>,
+    /// Flows that entered the pipe, and flows the coordinator demoted out of it (to the BE
+    /// pipe of the same hosts); `demoted` = at least one.
+    pub flows: Vec<u64>,
+    pub demoted_flows: Vec<u64>,
+    pub demoted: Vec<bool>,
+    /// Mean and largest guarantee R_G, mean released rate, limiter rate max(R_w, R_G) at the
+    /// end, and the last weight (normalised) and raw weight.
+    pub guarantee_bps: Vec<f64>,
+    pub max_guarantee_bps: Vec<f64>,
+    pub mean_rate_bps: Vec<f64>,
+    pub final_rate_bps: Vec<f64>,
+    pub weight: Vec<f64>,
+    pub raw_weight: Vec<f64>,
+    /// Control intervals the pipe was busy.
+    pub intervals: Vec<u64>,
+    /// Packets and wire bytes released; packets the receiver counted and the fraction of
+    /// them with a CE-marked outer header; inner CE marks set at the pipe queue; drops at
+    /// the pipe queue.
+    pub tx_pkts: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    pub rx_pkts: Vec<u64>,
+    pub marked_fraction: Vec<f64>,
+    pub inner_marks: Vec<u64>,
+    pub drops: Vec<u64>,
+    /// Feedback reports that reached the sender (C3 `feedback = "packet"`; 0 otherwise).
+    pub reports: Vec<u64>,
+}
+
+/// One row per busy pipe per control interval (the shim's `PipeSample`s).
+#[derive(Default, Debug, Clone)]
+pub struct PipeSampleTable {
+    pub t_s: Vec<f64>,
+    pub pipe_id: Vec<u64>,
+    /// Limiter rate max(R_w, R_G) and R_G after the interval's update; the weight used.
+    pub rate_bps: Vec<f64>,
+    pub guarantee_bps: Vec<f64>,
+    pub weight: Vec<f64>,
+    /// Marked fraction reported for the interval that ended, and the wire rate released
+    /// in it.
+    pub marked_fraction: Vec<f64>,
+    pub sent_bps: Vec<f64>,
+    /// Packets queued in the pipe at the tick.
+    pub backlog: Vec<u64>,
+}
+
 fn opt_s(t: Option<u64>) -> f64 {
     t.map(to_secs).unwrap_or(f64::NAN)
 }

@@ -20,10 +20,20 @@
 //!   counted for the pipe, the inner ECN bits are restored — before the transport sees the
 //!   packet.
 //! * **Control** (`Event::Shim(TICK)` every `interval`, 5 ms by default): each pipe's marked
-//!   fraction of the interval is fed back to its sender [simplification: out of band and
-//!   without delay or loss] and the scheme's law sets the new rate (ES: weighted AIMD with
+//!   fraction of the interval is fed back to its sender — by default out of band and
+//!   without delay or loss [simplification]; with C3's `feedback = "packet"` as a report
+//!   packet from the receiving host through the fabric, the law running on its arrival —
+//!   and the scheme's law sets the new rate (ES: weighted AIMD with
 //!   R ≥ G; C3: Eq. 1/2 or `fujiz`, R_w ≥ R_G). Guarantees and weights are re-derived from
 //!   the pipes' active flows.
+//!
+//! * **Coordinator** (C3 only, `coordinator = true`; spec §5.3.5): every
+//!   `coordinator_interval` (a multiple of the control interval, at a control tick, before
+//!   the rate law) it collects every pipe's R_G and raw weight and, knowing each pipe's path
+//!   (the routes of the fabric), (1) demotes flows to their (src, dst) BE pipe while a link's
+//!   Σ R_G exceeds its rate — most recently arrived flow first (spec §5.3.5 CHOICE) — and
+//!   (2) computes the per-objective scale factors network-wide (`c3::scale_factors`) that the
+//!   shims multiply their pipes' raw weights by. Decisions apply at once (no message delay).
 //!
 //! Choices: only data segments enter pipes; pure ACKs and control packets (SYN, FIN) of
 //! shim flows go to the NIC directly, unencapsulated (the pipes carry data; the paper's
@@ -31,10 +41,11 @@
 //! token bucket counts wire bytes including the outer header. RoCE flows bypass the shim.
 //! With no shim configured none of this runs: `host_send`/`host_receive` test one `Option`.
 
-use super::{Event, Sim, MAX_EVENT_INDEX};
+use super::{Ecmp, Event, Sim, MAX_EVENT_INDEX};
 use crate::net::buffer::DropReason;
+use crate::packet::Packet;
 use crate::packet::{flags, tunnel, PktId, PktKind, PktList, NIL};
-use crate::scheme::c3::{self, C3Config, C3Variant, Objective};
+use crate::scheme::c3::{self, C3Config, C3Feedback, C3Variant, Objective, N_OBJECTIVES};
 use crate::scheme::elasticswitch::{self, ElasticSwitchConfig};
 use crate::transport::NEVER;
 use dcnsim_engine::{Time, SEC};
@@ -66,6 +77,8 @@ struct FlowShim {
     /// Highest payload byte handed to the pipe (remaining = size − sent).
     sent: u64,
     active: bool,
+    /// The coordinator moved the flow to its BE pipe (spec §5.3.5).
+    demoted: bool,
 }
 
 /// One pipe: its queue, its limiter and its control state.
@@ -98,11 +111,19 @@ pub struct Pipe {
     /// Receiver-side counters of the current interval.
     rx_pkts: u64,
     rx_marked: u64,
-    /// Wire bytes released in the current interval.
+    /// Wire bytes released in the current interval, and as a rate over the last one.
     tx_bytes: u64,
+    last_sent_bps: f64,
     /// Active flows (insertion order).
     pub flows: Vec<u32>,
     pub stats: PipeStats,
+    /// Raw weight of the objective's rule (spec §5.3.4), before normalisation.
+    pub raw: f64,
+    /// ECMP entropy of the outer header (C3 §3.2: "the five-tuples in the outer IP/UDP
+    /// header can uniquely identify a pipe", so the fabric hashes a pipe to one path).
+    entropy: u32,
+    /// Egress ports the pipe crosses (the coordinator's view; empty until it looks).
+    pub path: Vec<u32>,
 }
 
 /// Cumulative per-pipe counters.
@@ -114,6 +135,31 @@ pub struct PipeStats {
     pub drops: u64,
     pub rx_pkts: u64,
     pub rx_marked: u64,
+    /// Flows that entered the pipe; flows the coordinator demoted out of it.
+    pub flows: u64,
+    pub demoted: u64,
+    /// Feedback report packets that reached the sender (`feedback = "packet"`).
+    pub reports: u64,
+    /// Control intervals the pipe was busy (flows or backlog), and over them the sums of
+    /// R_G and of the released wire rate (means in the pipe table), and the largest R_G.
+    pub busy_ticks: u64,
+    pub sum_r_g: f64,
+    pub sum_sent_bps: f64,
+    pub max_r_g: f64,
+}
+
+/// The coordinator's state (spec §5.3.5).
+#[derive(Clone, Debug)]
+pub struct Coord {
+    pub interval: Time,
+    pub admission: bool,
+    /// Time of the next round (a control tick).
+    next: Time,
+    /// Scale factors s_o of the last round (`c3::scale_factors`); None before the first.
+    pub scale: Option<[f64; N_OBJECTIVES]>,
+    pub rounds: u64,
+    /// Flows demoted so far.
+    pub demoted: u64,
 }
 
 /// One pipe at one control tick (after the update).
@@ -154,6 +200,8 @@ pub struct Shim {
     ticking: bool,
     pub samples: Vec<PipeSample>,
     pub max_samples: usize,
+    /// C3's coordinator (None: off, or ElasticSwitch).
+    pub coord: Option<Coord>,
 }
 
 impl Shim {
@@ -163,7 +211,6 @@ impl Shim {
             Law::C3(c) => (c.interval.0, c.encap.0, c.mark_k, c.queue_limit, c.bucket),
         };
         Shim {
-            law,
             interval,
             encap: encap as u32,
             mark_k,
@@ -180,6 +227,18 @@ impl Shim {
             ticking: false,
             samples: Vec::new(),
             max_samples: 1 << 22,
+            coord: match &law {
+                Law::C3(c) if c.coordinator => Some(Coord {
+                    interval: c.coordinator_interval.0,
+                    admission: c.admits(),
+                    next: 0,
+                    scale: None,
+                    rounds: 0,
+                    demoted: 0,
+                }),
+                _ => None,
+            },
+            law,
         }
     }
 
@@ -240,8 +299,12 @@ impl Shim {
             rx_pkts: 0,
             rx_marked: 0,
             tx_bytes: 0,
+            last_sent_bps: 0.0,
             flows: Vec::new(),
             stats: PipeStats::default(),
+            raw: 0.0,
+            entropy: dcnsim_engine::rng::mix64(&[0xC3, src as u64, dst as u64, o as u64]) as u32,
+            path: Vec::new(),
         });
         p
     }
@@ -309,7 +372,6 @@ impl Shim {
     /// Re-derives every pipe's guarantee, weight and in-pipe high flow of host `h`
     /// (spec §5.3.4; ES §4.1).
     fn derive(&mut self, h: u32, now: Time, desc: &[crate::transport::FlowDesc]) {
-        let mtu = self.mtu as f64;
         let pipes = std::mem::take(&mut self.host_pipes[h as usize]);
         match &self.law {
             Law::Es(c) => {
@@ -334,112 +396,54 @@ impl Shim {
                 }
             }
             Law::C3(c) => {
-                let rtt = c.rtt.secs();
                 let mut raw = vec![0.0; pipes.len()];
                 for (k, &p) in pipes.iter().enumerate() {
-                    let pp = &self.pipes[p as usize];
-                    let n = pp.flows.len();
-                    let remaining = |f: u32| {
-                        let d = &desc[f as usize];
-                        d.size.saturating_sub(self.flows[f as usize].sent) as f64
-                    };
-                    let (g, w, high) = if n == 0 {
-                        (0.0, 0.0, NIL)
-                    } else {
-                        match pp.objective {
-                            // TS: R_G = Σ the flows' minimum bandwidth; weight ∝ R_G.
-                            Objective::Ts => {
-                                let g: f64 = pp
-                                    .flows
-                                    .iter()
-                                    .map(|&f| {
-                                        self.classes[desc[f as usize].traffic_class as usize]
-                                            .guarantee
-                                    })
-                                    .sum();
-                                (g, g, NIL)
-                            }
-                            // LS: 2.2 × the average demand; no weight (R_w = R_G).
-                            Objective::Ls => (8.0 * c3::ls_guarantee(n, mtu, rtt), 0.0, NIL),
-                            // DS: the EDF-feasible rate with headroom; weight ∝ R_G; the
-                            // earliest-deadline flow in the high sub-queue.
-                            Objective::Ds => {
-                                let mut v: Vec<(f64, f64)> = pp
-                                    .flows
-                                    .iter()
-                                    .filter_map(|&f| {
-                                        let d = &desc[f as usize];
-                                        let due = d.start + d.deadline?;
-                                        (due > now).then(|| {
-                                            (remaining(f), (due - now) as f64 / SEC as f64)
-                                        })
-                                    })
-                                    .collect();
-                                let g = 8.0
-                                    * self.wire_per_payload
-                                    * c3::ds_guarantee(&mut v, c.ds_headroom);
-                                let high = pp
-                                    .flows
-                                    .iter()
-                                    .copied()
-                                    .min_by_key(|&f| {
-                                        let d = &desc[f as usize];
-                                        (d.deadline.map_or(Time::MAX, |x| d.start + x), f)
-                                    })
-                                    .unwrap_or(NIL);
-                                (g, g, high)
-                            }
-                            // PS: a minimal guarantee; weight Σ 1/size; SJF in the pipe.
-                            Objective::Ps => {
-                                let w: f64 = pp
-                                    .flows
-                                    .iter()
-                                    .map(|&f| 1.0 / desc[f as usize].size.max(1) as f64)
-                                    .sum();
-                                let high = pp
-                                    .flows
-                                    .iter()
-                                    .copied()
-                                    .min_by_key(|&f| (remaining(f) as u64, f))
-                                    .unwrap_or(NIL);
-                                (8.0 * c3::ps_guarantee(mtu, rtt), w, high)
-                            }
-                            // BE: a fixed minimum; weight ∝ the number of flows.
-                            Objective::Be => (c.be_guarantee.0 as f64, n as f64, NIL),
-                        }
-                    };
+                    let (g, w, high) = self.c3_params(c, p, now, desc);
                     let pp = &mut self.pipes[p as usize];
                     pp.r_g = g;
                     pp.high = high;
+                    pp.raw = w;
                     raw[k] = w;
                 }
-                // Weight normalisation (spec §5.3.3 CHOICE): an objective present at the host
-                // gets scale_o / Σ scale of the present objectives; its pipes split that in
-                // proportion to their raw weights. Σ w ≤ 1 at every host, so α·w < 1.
-                let mut sum_o = [0.0f64; c3::N_OBJECTIVES];
-                for (k, &p) in pipes.iter().enumerate() {
-                    sum_o[self.pipes[p as usize].objective as usize] += raw[k];
-                }
-                let objs = [
-                    Objective::Ts,
-                    Objective::Ls,
-                    Objective::Ds,
-                    Objective::Ps,
-                    Objective::Be,
-                ];
-                let total: f64 = objs
-                    .iter()
-                    .filter(|&&o| sum_o[o as usize] > 0.0)
-                    .map(|&o| c.scale.of(o))
-                    .sum();
-                for (k, &p) in pipes.iter().enumerate() {
-                    let o = self.pipes[p as usize].objective;
-                    let w = if raw[k] > 0.0 && total > 0.0 {
-                        c.scale.of(o) / total * raw[k] / sum_o[o as usize]
-                    } else {
-                        0.0
-                    };
-                    self.pipes[p as usize].weight = w;
+                let scale = self.coord.as_ref().and_then(|k| k.scale);
+                if let Some(s) = scale {
+                    // With the coordinator (C3 §3: "the derived weight value of each pipe is
+                    // multiplied by this scaling factor in the shim layer"): u = s_o·raw, then
+                    // normalised over the host's pipes (spec §5.3.3 CHOICE: Σ w ≤ 1, so
+                    // α·w < 1).
+                    let u: Vec<f64> = pipes
+                        .iter()
+                        .zip(&raw)
+                        .map(|(&p, &r)| s[self.pipes[p as usize].objective as usize] * r)
+                        .collect();
+                    let total: f64 = u.iter().sum();
+                    for (k, &p) in pipes.iter().enumerate() {
+                        self.pipes[p as usize].weight =
+                            if total > 0.0 { u[k] / total } else { 0.0 };
+                    }
+                } else {
+                    // Without it (static `scale`; spec §5.3.3 CHOICE): an objective present
+                    // at the host gets scale_o / Σ scale of the present objectives; its pipes
+                    // split that in proportion to their raw weights. Σ w ≤ 1 at every host,
+                    // so α·w < 1.
+                    let mut sum_o = [0.0f64; N_OBJECTIVES];
+                    for (k, &p) in pipes.iter().enumerate() {
+                        sum_o[self.pipes[p as usize].objective as usize] += raw[k];
+                    }
+                    let total: f64 = c3::ALL
+                        .iter()
+                        .filter(|&&o| sum_o[o as usize] > 0.0)
+                        .map(|&o| c.scale.of(o))
+                        .sum();
+                    for (k, &p) in pipes.iter().enumerate() {
+                        let o = self.pipes[p as usize].objective;
+                        let w = if raw[k] > 0.0 && total > 0.0 {
+                            c.scale.of(o) / total * raw[k] / sum_o[o as usize]
+                        } else {
+                            0.0
+                        };
+                        self.pipes[p as usize].weight = w;
+                    }
                 }
             }
         }
@@ -455,6 +459,132 @@ impl Shim {
                 pp.r_w = pp.r_g;
             }
             pp.r_w = pp.r_w.max(pp.r_g).max(floor);
+        }
+    }
+
+    /// One C3 pipe's guarantee R_G (bits/s, wire), raw weight and high-sub-queue flow
+    /// from its active flows (spec §5.3.4).
+    fn c3_params(
+        &self,
+        c: &C3Config,
+        p: u32,
+        now: Time,
+        desc: &[crate::transport::FlowDesc],
+    ) -> (f64, f64, u32) {
+        let mtu = self.mtu as f64;
+        let rtt = c.rtt.secs();
+        let pp = &self.pipes[p as usize];
+        let n = pp.flows.len();
+        let remaining = |f: u32| {
+            let d = &desc[f as usize];
+            d.size.saturating_sub(self.flows[f as usize].sent) as f64
+        };
+        if n == 0 {
+            (0.0, 0.0, NIL)
+        } else {
+            match pp.objective {
+                // TS: R_G = Σ the flows' minimum bandwidth; weight ∝ R_G.
+                Objective::Ts => {
+                    let g: f64 = pp
+                        .flows
+                        .iter()
+                        .map(|&f| self.classes[desc[f as usize].traffic_class as usize].guarantee)
+                        .sum();
+                    (g, g, NIL)
+                }
+                // LS: 2.2 × the average demand; no weight (R_w = R_G).
+                Objective::Ls => (8.0 * c3::ls_guarantee(n, mtu, rtt), 0.0, NIL),
+                // DS: the EDF-feasible rate with headroom; weight ∝ R_G; the
+                // earliest-deadline flow in the high sub-queue.
+                Objective::Ds => {
+                    let mut v: Vec<(f64, f64)> = pp
+                        .flows
+                        .iter()
+                        .filter_map(|&f| {
+                            let d = &desc[f as usize];
+                            let due = d.start + d.deadline?;
+                            (due > now).then(|| (remaining(f), (due - now) as f64 / SEC as f64))
+                        })
+                        .collect();
+                    let g = 8.0 * self.wire_per_payload * c3::ds_guarantee(&mut v, c.ds_headroom);
+                    let high = pp
+                        .flows
+                        .iter()
+                        .copied()
+                        .min_by_key(|&f| {
+                            let d = &desc[f as usize];
+                            (d.deadline.map_or(Time::MAX, |x| d.start + x), f)
+                        })
+                        .unwrap_or(NIL);
+                    (g, g, high)
+                }
+                // PS: a minimal guarantee; weight Σ 1/size; SJF in the pipe.
+                Objective::Ps => {
+                    let w: f64 = pp
+                        .flows
+                        .iter()
+                        .map(|&f| 1.0 / desc[f as usize].size.max(1) as f64)
+                        .sum();
+                    let high = pp
+                        .flows
+                        .iter()
+                        .copied()
+                        .min_by_key(|&f| (remaining(f) as u64, f))
+                        .unwrap_or(NIL);
+                    (8.0 * c3::ps_guarantee(mtu, rtt), w, high)
+                }
+                // BE: a fixed minimum; weight ∝ the number of flows.
+                Objective::Be => (c.be_guarantee.0 as f64, n as f64, NIL),
+            }
+        }
+    }
+
+    /// The sender learns pipe `p`'s receiver counts of one interval (`rx` packets, `marked`
+    /// with a CE outer header) and runs the rate law (ES §4.2; C3 Eq. 1/2 or `fujiz`).
+    fn feedback(&mut self, p: usize, rx: u64, marked: u64, now: Time) {
+        self.settle(p, now);
+        let line = self.line[self.pipes[p].src as usize];
+        let pp = &mut self.pipes[p];
+        let frac = if rx > 0 {
+            marked as f64 / rx as f64
+        } else {
+            0.0
+        };
+        let any = marked > 0;
+        let sent_bps = pp.last_sent_bps;
+        let busy = !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty());
+        match &self.law {
+            Law::Es(c) => {
+                pp.r_w = elasticswitch::es_update(c, pp.r_w, pp.r_g, any, line);
+            }
+            Law::C3(c) => {
+                // α ← (1 − g)·α + g·F, "similar to DCTCP" (spec §5.3.3 CHOICE: EWMA).
+                pp.alpha = (1.0 - c.g) * pp.alpha + c.g * frac;
+                if pp.objective == Objective::Ls {
+                    pp.r_w = pp.r_g;
+                } else if busy {
+                    pp.r_w = match c.variant {
+                        C3Variant::Paper => {
+                            c3::eq12(pp.r_w, pp.r_g, pp.alpha, pp.weight, any, line)
+                        }
+                        C3Variant::Fujiz => {
+                            c3::fujiz(c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, any, line)
+                        }
+                    };
+                }
+            }
+        }
+        if busy && self.samples.len() < self.max_samples {
+            self.samples.push(PipeSample {
+                t: now,
+                pipe: p as u32,
+                rate: pp.r_w.max(pp.r_g),
+                r_g: pp.r_g,
+                weight: pp.weight,
+                frac,
+                sent_bps,
+                backlog: pp.q[0].pkts + pp.q[1].pkts,
+            });
         }
     }
 
@@ -492,6 +622,7 @@ impl Sim {
                     pipe: NIL,
                     sent: 0,
                     active: false,
+                    demoted: false,
                 },
             );
         }
@@ -506,14 +637,20 @@ impl Sim {
             pipe: p,
             sent: 0,
             active: true,
+            demoted: false,
         };
         sh.pipes[p as usize].flows.push(f);
+        sh.pipes[p as usize].stats.flows += 1;
         // DS guarantees are recomputed on arrival and departure (spec §5.3.4).
         sh.derive(src, now, &self.flows.desc);
         let ticking = std::mem::replace(&mut sh.ticking, true);
         if !ticking {
             let next = (now / sh.interval + 1) * sh.interval;
             self.ev.push(next, Event::Shim(TICK));
+            if let Some(k) = sh.coord.as_mut() {
+                // The coordinator's clock restarts with the control clock, at its next tick.
+                k.next = k.next.max(next);
+            }
         }
         self.shim_kick(p, now);
     }
@@ -580,6 +717,10 @@ impl Sim {
         pk.tunnel = t;
         pk.flags = (pk.flags & !flags::CE) | flags::ECT;
         pk.wire += sh.encap;
+        if matches!(sh.law, Law::C3(_)) && self.ecmp == Ecmp::PerFlow {
+            // The fabric hashes the outer header: one path per pipe (C3 §3.2).
+            pk.entropy = pipe.entropy;
+        }
         let sub = (pipe.high != NIL && pipe.high != flow) as usize;
         pipe.q[sub].push_back(&mut self.arena, id);
         if pipe.wake == NEVER {
@@ -655,13 +796,42 @@ impl Sim {
         self.shim_pump(i);
     }
 
-    /// `host_receive`: decapsulate a shim packet and count its outer mark for its pipe.
+    /// A receiver shim's report of pipe `p`'s interval, from the pipe's destination host to
+    /// its source (`feedback = "packet"`): a small `Raw` packet with no flow (`NIL`),
+    /// carrying the pipe in `seq` and (packets, marked) in its first SACK slot.
+    fn shim_send_report(&mut self, p: u32, rx: u64, marked: u64) {
+        let sh = self.shim.as_ref().unwrap();
+        let pp = &sh.pipes[p as usize];
+        let wire = match &sh.law {
+            Law::C3(c) => c.report_bytes.0 as u32,
+            Law::Es(_) => 64,
+        };
+        let mut pk = Packet::new(PktKind::Raw, NIL, pp.dst, pp.src, 0, wire);
+        pk.seq = p as u64;
+        pk.sack[0] = (rx, marked);
+        // The reverse direction's outer header hashes to its own path.
+        pk.entropy = pp.entropy.rotate_left(16);
+        let (from, id) = (pp.dst, self.arena.alloc(pk));
+        self.host_send(from, id);
+    }
+
+    /// `host_receive`: decapsulate a shim packet and count its outer mark for its pipe; a
+    /// feedback report runs its pipe's rate law. Returns true if the packet was a report
+    /// (the shim consumed it).
     #[inline(never)]
-    pub(super) fn shim_receive(&mut self, id: PktId) {
+    pub(super) fn shim_receive(&mut self, id: PktId) -> bool {
+        let now = self.now();
         let sh = self.shim.as_mut().unwrap();
         let p = self.arena.get_mut(id);
+        if p.kind == PktKind::Raw && p.flow == NIL {
+            let (pipe, (rx, marked)) = (p.seq as usize, p.sack[0]);
+            sh.pipes[pipe].stats.reports += 1;
+            sh.feedback(pipe, rx, marked, now);
+            self.shim_kick(pipe as u32, now);
+            return true;
+        }
         if p.tunnel & tunnel::ENCAP == 0 {
-            return;
+            return false;
         }
         let marked = p.flags & flags::CE != 0;
         if let Some(fs) = sh.flows.get(p.flow as usize) {
@@ -683,12 +853,144 @@ impl Sim {
         p.flags = f;
         p.wire -= sh.encap;
         p.tunnel = 0;
+        false
+    }
+
+    /// The egress ports a pipe's packets can cross: its one path under per-flow ECMP (the
+    /// outer header's hash), every shortest-path port toward `dst` when spraying (the
+    /// coordinator then charges the whole R_G to each: conservative).
+    fn pipe_path(&self, src: u32, dst: u32, entropy: u32) -> Vec<u32> {
+        if self.ecmp == Ecmp::PerFlow {
+            return self.route_of(src, dst, entropy);
+        }
+        let mut seen = vec![false; self.ports.len()];
+        let first = self.host_port(src);
+        seen[first as usize] = true;
+        let mut stack = vec![self.ports[first as usize].peer];
+        while let Some(node) = stack.pop() {
+            for &c in self.routes.candidates(node, dst) {
+                if !std::mem::replace(&mut seen[c as usize], true) {
+                    let peer = self.ports[c as usize].peer;
+                    if peer != dst {
+                        stack.push(peer);
+                    }
+                }
+            }
+        }
+        (0..self.ports.len() as u32)
+            .filter(|&p| seen[p as usize])
+            .collect()
+    }
+
+    /// One round of C3's coordinator (C3 §3, spec §5.3.5), at a control tick before the
+    /// rate law: collect every pipe's R_G and raw weight, admission control over the
+    /// pipes' paths, then the network-wide scale factors. Its decisions reach the shims at
+    /// once [simplification: no message delay or loss].
+    #[inline(never)]
+    fn shim_coordinate(&mut self, now: Time) {
+        let mut sh = self.shim.take().expect("shim");
+        let desc = &self.flows.desc;
+        // The shims' reports: fresh R_G and raw weights of every pipe.
+        for h in 0..sh.host_pipes.len() as u32 {
+            if !sh.host_pipes[h as usize].is_empty() {
+                sh.derive(h, now, desc);
+            }
+        }
+        for p in 0..sh.pipes.len() {
+            if sh.pipes[p].path.is_empty() {
+                let pp = &sh.pipes[p];
+                sh.pipes[p].path = self.pipe_path(pp.src, pp.dst, pp.entropy);
+            }
+        }
+        let k = sh.coord.as_mut().expect("coordinator");
+        k.rounds += 1;
+        k.next = now + k.interval;
+        if k.admission {
+            // Admission control (C3 §3: "if a link is oversubscribed according to all its
+            // passing-through pipes' bandwidth guarantee, the coordinator indicates the
+            // respective shim layers to perform admission control for specific pipes: ...
+            // some of the flows are demoted to the best-effort pipe"). Links in port order;
+            // on the first one whose Σ R_G exceeds its rate, the most recently arrived flow
+            // of a non-BE pipe crossing it goes to the BE pipe of its (src, dst) (spec §5.3.5
+            // CHOICE); repeat until no link is oversubscribed or only BE pipes remain on
+            // those that are. A demotion lasts for the flow's life [CHOICE: no re-admission,
+            // which would move flows back and forth]; packets already in the old pipe drain
+            // from it.
+            let cap: Vec<f64> = self.ports.iter().map(|p| p.clock.rate().0 as f64).collect();
+            let mut load = vec![0.0f64; cap.len()];
+            loop {
+                load.iter_mut().for_each(|x| *x = 0.0);
+                for pp in &sh.pipes {
+                    if !pp.flows.is_empty() {
+                        for &l in &pp.path {
+                            load[l as usize] += pp.r_g;
+                        }
+                    }
+                }
+                let victim = (0..cap.len()).find_map(|l| {
+                    // A tolerance for rounding: guarantees that exactly fill a link fit.
+                    if load[l] <= cap[l] * (1.0 + 1e-9) {
+                        return None;
+                    }
+                    c3::demote_first(
+                        sh.pipes
+                            .iter()
+                            .filter(|pp| {
+                                pp.objective != Objective::Be && pp.path.contains(&(l as u32))
+                            })
+                            .flat_map(|pp| pp.flows.iter().map(|&f| (desc[f as usize].start, f))),
+                    )
+                });
+                let Some(f) = victim else {
+                    break;
+                };
+                let from = sh.flows[f as usize].pipe;
+                let (src, dst) = (sh.pipes[from as usize].src, sh.pipes[from as usize].dst);
+                sh.pipes[from as usize].flows.retain(|&x| x != f);
+                sh.pipes[from as usize].stats.demoted += 1;
+                let to = sh.pipe_for(src, dst, Objective::Be);
+                if sh.pipes[to as usize].path.is_empty() {
+                    let e = sh.pipes[to as usize].entropy;
+                    sh.pipes[to as usize].path = self.pipe_path(src, dst, e);
+                }
+                sh.pipes[to as usize].flows.push(f);
+                sh.pipes[to as usize].stats.flows += 1;
+                let fs = &mut sh.flows[f as usize];
+                fs.pipe = to;
+                fs.demoted = true;
+                sh.coord.as_mut().unwrap().demoted += 1;
+                sh.derive(src, now, desc);
+            }
+        }
+        // Network-wide scale factors (C3 §3; `c3::scale_factors`) from the pipes' raw
+        // weights; the shims apply them from this tick's derivation on.
+        let mut totals = [0.0f64; N_OBJECTIVES];
+        for pp in &sh.pipes {
+            if !pp.flows.is_empty() {
+                totals[pp.objective as usize] += pp.raw;
+            }
+        }
+        if let Law::C3(c) = &sh.law {
+            let s = c3::scale_factors(&c.scale, &totals);
+            sh.coord.as_mut().unwrap().scale = Some(s);
+        }
+        self.shim = Some(sh);
     }
 
     /// The control interval: feedback, guarantees and weights, the rate law.
     fn shim_tick(&mut self) {
         let now = self.now();
         let active = self.flows.active();
+        if self
+            .shim
+            .as_ref()
+            .unwrap()
+            .coord
+            .as_ref()
+            .is_some_and(|k| now >= k.next)
+        {
+            self.shim_coordinate(now);
+        }
         let sh = self.shim.as_mut().unwrap();
         let secs = sh.interval as f64 / SEC as f64;
         for h in 0..sh.host_pipes.len() as u32 {
@@ -696,55 +998,38 @@ impl Sim {
                 sh.derive(h, now, &self.flows.desc);
             }
         }
+        let by_packet = matches!(&sh.law, Law::C3(c) if c.feedback == C3Feedback::Packet);
+        let mut reports = Vec::new();
         for p in 0..sh.pipes.len() {
             sh.settle(p, now);
-            let line = sh.line[sh.pipes[p].src as usize];
             let pp = &mut sh.pipes[p];
-            let frac = if pp.rx_pkts > 0 {
-                pp.rx_marked as f64 / pp.rx_pkts as f64
-            } else {
-                0.0
-            };
-            let marked = pp.rx_marked > 0;
             let sent_bps = pp.tx_bytes as f64 * 8.0 / secs;
+            pp.last_sent_bps = sent_bps;
             let busy = !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty());
-            match &sh.law {
-                Law::Es(c) => {
-                    pp.r_w = elasticswitch::es_update(c, pp.r_w, pp.r_g, marked, line);
-                }
-                Law::C3(c) => {
-                    // α ← (1 − g)·α + g·F, "similar to DCTCP" (spec §5.3.3 CHOICE: EWMA).
-                    pp.alpha = (1.0 - c.g) * pp.alpha + c.g * frac;
-                    if pp.objective == Objective::Ls {
-                        pp.r_w = pp.r_g;
-                    } else if busy {
-                        pp.r_w = match c.variant {
-                            C3Variant::Paper => {
-                                c3::eq12(pp.r_w, pp.r_g, pp.alpha, pp.weight, marked, line)
-                            }
-                            C3Variant::Fujiz => c3::fujiz(
-                                c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, marked, line,
-                            ),
-                        };
-                    }
-                }
+            if busy {
+                let st = &mut pp.stats;
+                st.busy_ticks += 1;
+                st.sum_r_g += pp.r_g;
+                st.sum_sent_bps += sent_bps;
+                st.max_r_g = st.max_r_g.max(pp.r_g);
             }
-            if busy && sh.samples.len() < sh.max_samples {
-                sh.samples.push(PipeSample {
-                    t: now,
-                    pipe: p as u32,
-                    rate: pp.r_w.max(pp.r_g),
-                    r_g: pp.r_g,
-                    weight: pp.weight,
-                    frac,
-                    sent_bps,
-                    backlog: pp.q[0].pkts + pp.q[1].pkts,
-                });
-            }
+            let (rx, marked) = (pp.rx_pkts, pp.rx_marked);
             pp.rx_pkts = 0;
             pp.rx_marked = 0;
             pp.tx_bytes = 0;
+            if !by_packet {
+                // Out of band: the sender has the interval's fraction at once.
+                sh.feedback(p, rx, marked, now);
+            } else if busy || rx > 0 {
+                // The receiver shim reports the interval (spec §5.3.2); the law runs when
+                // the report reaches the sender (`shim_receive`).
+                reports.push((p as u32, rx, marked));
+            }
         }
+        for (p, rx, marked) in reports {
+            self.shim_send_report(p, rx, marked);
+        }
+        let sh = self.shim.as_mut().unwrap();
         let n = sh.pipes.len() as u32;
         let backlog = sh
             .pipes
@@ -758,6 +1043,67 @@ impl Sim {
         for p in 0..n {
             self.shim_kick(p, now);
         }
+    }
+}
+
+impl Sim {
+    /// The pipe table (`sim::results::PipeTable`); empty without a shim.
+    pub fn pipe_table(&self) -> super::results::PipeTable {
+        let mut t = super::results::PipeTable::default();
+        let Some(sh) = self.shim.as_ref() else {
+            return t;
+        };
+        let es = matches!(sh.law, Law::Es(_));
+        for (i, p) in sh.pipes.iter().enumerate() {
+            let st = &p.stats;
+            let n = st.busy_ticks.max(1) as f64;
+            t.pipe_id.push(i as u64);
+            t.src.push(p.src as u64);
+            t.dst.push(p.dst as u64);
+            t.objective
+                .push(if es { "pair" } else { p.objective.name() }.to_string());
+            t.flows.push(st.flows);
+            t.demoted_flows.push(st.demoted);
+            t.demoted.push(st.demoted > 0);
+            t.guarantee_bps.push(st.sum_r_g / n);
+            t.max_guarantee_bps.push(st.max_r_g);
+            t.mean_rate_bps.push(st.sum_sent_bps / n);
+            t.final_rate_bps.push(p.r_w.max(p.r_g));
+            t.weight.push(p.weight);
+            t.raw_weight.push(p.raw);
+            t.intervals.push(st.busy_ticks);
+            t.tx_pkts.push(st.tx_pkts);
+            t.tx_bytes.push(st.tx_bytes);
+            t.rx_pkts.push(st.rx_pkts);
+            t.marked_fraction.push(if st.rx_pkts > 0 {
+                st.rx_marked as f64 / st.rx_pkts as f64
+            } else {
+                0.0
+            });
+            t.inner_marks.push(st.inner_marks);
+            t.drops.push(st.drops);
+            t.reports.push(st.reports);
+        }
+        t
+    }
+
+    /// The per-interval pipe samples (`sim::results::PipeSampleTable`).
+    pub fn pipe_sample_table(&self) -> super::results::PipeSampleTable {
+        let mut t = super::results::PipeSampleTable::default();
+        let Some(sh) = self.shim.as_ref() else {
+            return t;
+        };
+        for s in &sh.samples {
+            t.t_s.push(dcnsim_engine::to_secs(s.t));
+            t.pipe_id.push(s.pipe as u64);
+            t.rate_bps.push(s.rate);
+            t.guarantee_bps.push(s.r_g);
+            t.weight.push(s.weight);
+            t.marked_fraction.push(s.frac);
+            t.sent_bps.push(s.sent_bps);
+            t.backlog.push(s.backlog as u64);
+        }
+        t
     }
 }
 
