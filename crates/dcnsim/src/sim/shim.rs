@@ -725,6 +725,15 @@ impl Sim {
                             C3Variant::Fujiz => c3::fujiz(
                                 c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, marked, line,
                             ),
+                            C3Variant::Additive => c3::additive(
+                                pp.r_w,
+                                pp.r_g,
+                                pp.alpha,
+                                pp.weight,
+                                marked,
+                                c.fujiz_step.0 as f64,
+                                line,
+                            ),
                         };
                     }
                 }
