@@ -152,3 +152,30 @@ def test_reconfigure_key_round_trips_and_errors_name_it(tmp_path: Path) -> None:
     with pytest.raises(dcnsim.ConfigError) as e:
         dcnsim.validate(sc)
     assert e.value.path == "switch.scheduler.reconfigure.weights"
+
+
+def test_investigated_notes_name_registered_figures_and_only_join_misses():
+    """The ablation notes (c3.INVESTIGATED) belong to registered figures and are appended
+    only to a finding that does not hold."""
+    ids = {f.id for f in c3.FIGURES}
+    assert set(c3.INVESTIGATED) <= ids
+    from dcnsim.papers.framework import Finding
+
+    miss = Finding("Fig10", "claim", "rule", verdict=NO)
+    c3._c3_note(miss)
+    assert "INVESTIGATED" in miss.note and "variant additive" in miss.note
+    ok = Finding("Fig10", "claim", "rule", verdict=HOLDS)
+    c3._c3_note(ok)
+    assert ok.note == ""
+
+
+def test_additive_variant_is_accepted_by_the_core():
+    """`variant = "additive"` (the text's weighted additive increase) parses; an unknown
+    variant names the key."""
+    sc = c3.motiv(500, [c3.ts_cls("c3")], "c3", 5)
+    sc["scheme"]["variant"] = "additive"
+    res = dcnsim.run(sc, progress=False)
+    assert res.flows.shape[0] == 2
+    sc["scheme"]["variant"] = "aimd"
+    with pytest.raises(Exception, match="variant"):
+        dcnsim.run(sc, progress=False)

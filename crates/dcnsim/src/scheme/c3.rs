@@ -60,6 +60,9 @@ pub enum C3Variant {
     Paper,
     /// The third-party ns-3 reading (FujiZ/ns-3 `c3-tunnel.cc`, spec §5.3.3).
     Fujiz,
+    /// The text's reading of Eq. 1, "a weighted additive increase" (C3 §3.3, spec §5.3.3
+    /// ambiguity): R_w ← R_w + w·`fujiz_step`; Eq. 2 unchanged.
+    Additive,
 }
 
 /// How the receiver shim's per-interval marked fraction reaches the sender (spec §5.3.2:
@@ -118,7 +121,7 @@ impl ObjectiveScale {
 pub struct C3Config {
     /// Control interval: the receiver shim reports each pipe's marked fraction (§5.3.2: 5 ms).
     pub interval: Dur,
-    /// `paper` (Eq. 1/2) or `fujiz`.
+    /// `paper` (Eq. 1/2), `fujiz` or `additive`.
     pub variant: C3Variant,
     /// EWMA gain of the congestion level α ← (1 − g)·α + g·F (spec §5.3.3 CHOICE: 1/16).
     pub g: f64,
@@ -145,7 +148,7 @@ pub struct C3Config {
     pub scale: ObjectiveScale,
     /// `fujiz`: below this rate increase multiplicatively, above it additively.
     pub fujiz_threshold: Bw,
-    /// `fujiz`: additive step (× weight) per interval.
+    /// `fujiz` (above the threshold) and `additive`: additive step (× weight) per interval.
     pub fujiz_step: Bw,
     /// `fujiz`: rate floor.
     pub fujiz_min: Bw,
@@ -299,6 +302,21 @@ pub fn eq12(r_w: f64, r_g: f64, alpha: f64, w: f64, marked: bool, line: f64) -> 
     r.min(line).max(r_g)
 }
 
+/// One interval of the `additive` reading (spec §5.3.3 ambiguity): the paper's text calls
+/// the increase "a weighted additive increase" (C3 §3.3), so R_w ← R_w + w·step when no
+/// packet of the interval was marked; Eq. 2 as in [`eq12`] when one was. Clamped to
+/// [R_G, line]. Unlike Eq. 1's (1 + w)·R_w, the increase does not scale with R_w, so pipes
+/// with equal w approach equal rates above their guarantees (AIMD) instead of keeping the
+/// ratio of their starting rates (MIMD).
+pub fn additive(r_w: f64, r_g: f64, alpha: f64, w: f64, marked: bool, step: f64, line: f64) -> f64 {
+    let r = if marked {
+        (1.0 - alpha * w) * r_w
+    } else {
+        r_w + w * step
+    };
+    r.min(line).max(r_g)
+}
+
 /// One interval of the `fujiz` reading (spec §5.3.3): decrease from the *measured* rate of
 /// the last interval by α/2 (the weight not used), increase multiplicatively below the
 /// threshold and by w·step above it; clamp to [fujiz_min, line], then R_w ≥ R_G.
@@ -428,6 +446,29 @@ mod tests {
         // Never below R_G, never above the line.
         assert_eq!(eq12(20e6, 18e6, 1.0, 0.9, true, 1e9), 18e6);
         assert_eq!(eq12(900e6, 0.0, 0.0, 1.0, false, 1e9), 1e9);
+    }
+
+    #[test]
+    fn additive_steps_by_weight_and_converges_where_eq1_keeps_the_ratio() {
+        assert_eq!(additive(100e6, 10e6, 0.5, 0.5, false, 10e6, 1e9), 105e6);
+        assert_eq!(additive(100e6, 10e6, 0.5, 0.5, true, 10e6, 1e9), 75e6);
+        assert_eq!(additive(20e6, 18e6, 1.0, 0.9, true, 10e6, 1e9), 18e6);
+        assert_eq!(additive(995e6, 0.0, 0.0, 1.0, false, 10e6, 1e9), 1e9);
+        // Two pipes, w = 1 each, floors far below, on a shared 1 Gb/s: marked whenever the
+        // sum exceeds it (α = 0.5). Eq. 1/2 keep their 10 : 1 start ratio; the additive
+        // increase brings them together.
+        let run = |f: &dyn Fn(f64, bool) -> f64| {
+            let (mut a, mut b) = (500e6, 50e6);
+            for _ in 0..2000 {
+                let m = a + b > 1e9;
+                (a, b) = (f(a, m), f(b, m));
+            }
+            a / b
+        };
+        let mimd = run(&|r, m| eq12(r, 1e6, 0.5, 1.0, m, 1e9));
+        let aimd = run(&|r, m| additive(r, 1e6, 0.5, 1.0, m, 10e6, 1e9));
+        assert!(mimd > 5.0, "Eq. 1/2 ratio {mimd}");
+        assert!(aimd < 1.2, "additive ratio {aimd}");
     }
 
     #[test]

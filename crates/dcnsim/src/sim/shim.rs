@@ -570,6 +570,15 @@ impl Shim {
                         C3Variant::Fujiz => {
                             c3::fujiz(c, sent_bps, pp.r_w, pp.r_g, pp.alpha, pp.weight, any, line)
                         }
+                        C3Variant::Additive => c3::additive(
+                            pp.r_w,
+                            pp.r_g,
+                            pp.alpha,
+                            pp.weight,
+                            any,
+                            c.fujiz_step.0 as f64,
+                            line,
+                        ),
                     };
                 }
             }
