@@ -13,6 +13,9 @@
 //!   built-in `hpcc`: INT at every switch egress, SACK recovery), the same switches.
 //! - `tcp_incast16_shared` / `tcp_incast16_pfc`: 16 NewReno senders → 1 on one switch with a
 //!   1 MB shared buffer, 0.5 s; lossy, then lossless under PFC (the PFC on/off pair).
+//! - `scale_fattree4` … `scale_fattree16`: the scaling rows: `dctcp_fattree8`'s switches,
+//!   flows and links on fat trees of k = 4, 8, 12, 16 (16 to 1,024 hosts), 5 ms each, for
+//!   the cost per packet-hop and the memory as the fabric grows.
 
 use crate::run::{run_json, RunMeta};
 use crate::scenario::build::FsReader;
@@ -26,6 +29,10 @@ pub const NAMES: &[&str] = &[
     "hpcc_fattree8",
     "tcp_incast16_shared",
     "tcp_incast16_pfc",
+    "scale_fattree4",
+    "scale_fattree8",
+    "scale_fattree12",
+    "scale_fattree16",
 ];
 
 /// The scenario JSON of a benchmark.
@@ -107,6 +114,16 @@ pub fn scenario(name: &str) -> Option<String> {
                 "classes": [{"name": "long", "transport": "hpcc", "workload": {"kind": "permutation", "size": "10GB"}}],
                 "run": {"duration": "20ms", "horizon": "20ms"}}"#
             .to_string(),
+        "scale_fattree4" | "scale_fattree8" | "scale_fattree12" | "scale_fattree16" => {
+            let k = &name["scale_fattree".len()..];
+            format!(
+                r#"{{"name": "bench-scale-fattree{k}", "topology": {{"kind": "fat_tree", "k": {k}, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+                    "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "100pkt", "ecn": {{"kind": "step", "k": "15pkt"}}}},
+                    "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+                    "classes": [{{"name": "long", "transport": "dctcp", "workload": {{"kind": "permutation", "size": "10GB"}}}}],
+                    "run": {{"duration": "5ms", "horizon": "5ms"}}}}"#
+            )
+        }
         _ => return None,
     };
     Some(j)

@@ -319,10 +319,20 @@ pub fn charge_topology(sc: &Scenario, b: &mut Budget) -> Result<TopoCounts, Conf
         mul(c.ports(), port_bytes),
     )?;
     let switches_x_hosts = mul(c.switches, c.hosts);
+    // `topo::routes`: an index entry per (switch, destination group) — a group is a leaf
+    // switch with its hosts, so there are at most min(hosts, switches) of them when hosts
+    // hang off switches — a 12-byte record per host, and the distinct candidate lists
+    // (bounded by the candidates summed over (switch, host)).
     b.charge(
         key,
         "route tables",
-        add(mul(switches_x_hosts, 8), mul(c.route_entries, 4)),
+        add(
+            add(
+                mul(mul(c.switches, c.hosts.min(c.switches)), 4),
+                mul(c.hosts, 12),
+            ),
+            mul(c.route_entries, 4),
+        ),
     )?;
     // Route tables index (switch, host) pairs and candidate offsets with u32.
     if switches_x_hosts > u32::MAX as u64 || c.route_entries > u32::MAX as u64 {
