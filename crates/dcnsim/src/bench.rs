@@ -13,6 +13,9 @@
 //!   built-in `hpcc`: INT at every switch egress, SACK recovery), the same switches.
 //! - `tcp_incast16_shared` / `tcp_incast16_pfc`: 16 NewReno senders → 1 on one switch with a
 //!   1 MB shared buffer, 0.5 s; lossy, then lossless under PFC (the PFC on/off pair).
+//! - `websearch_poisson` / `_1e8` / `_1e9`: a k = 4 fat tree under DCTCP with Poisson
+//!   web-search arrivals at 60% load for 50 ms, 0.7 s and 7 s (about 4e6, 1e8 and 1e9
+//!   events): peak memory against run length (the last runs only when named).
 
 use crate::run::{run_json, RunMeta};
 use crate::scenario::build::FsReader;
@@ -26,7 +29,26 @@ pub const NAMES: &[&str] = &[
     "hpcc_fattree8",
     "tcp_incast16_shared",
     "tcp_incast16_pfc",
+    "websearch_poisson",
+    "websearch_poisson_1e8",
 ];
+
+/// Benchmarks run only when named (they take minutes).
+pub const EXTRA: &[&str] = &["websearch_poisson_1e9"];
+
+/// A loaded k = 4 fat tree (16 hosts, 10 Gb/s, 1 µs) under DCTCP with Poisson web-search
+/// arrivals at 60% of the host links for `dur`: about 8e7 events per simulated second, a
+/// flow every ~0.13 ms.
+fn websearch_poisson(name: &str, dur: &str) -> String {
+    format!(
+        r#"{{"name": "bench-{name}", "topology": {{"kind": "fat_tree", "k": 4, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+            "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "100pkt", "ecn": {{"kind": "step", "k": "20pkt"}}}},
+            "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+            "classes": [{{"name": "web", "transport": "dctcp",
+                          "workload": {{"kind": "poisson", "load": 0.6, "sizes": {{"cdf": "websearch"}}}}}}],
+            "run": {{"duration": "{dur}"}}}}"#
+    )
+}
 
 /// The scenario JSON of a benchmark.
 pub fn scenario(name: &str) -> Option<String> {
@@ -107,6 +129,10 @@ pub fn scenario(name: &str) -> Option<String> {
                 "classes": [{"name": "long", "transport": "hpcc", "workload": {"kind": "permutation", "size": "10GB"}}],
                 "run": {"duration": "20ms", "horizon": "20ms"}}"#
             .to_string(),
+        // ~4e6, ~1e8 and ~1e9 events.
+        "websearch_poisson" => websearch_poisson(name, "50ms"),
+        "websearch_poisson_1e8" => websearch_poisson(name, "700ms"),
+        "websearch_poisson_1e9" => websearch_poisson(name, "7s"),
         _ => return None,
     };
     Some(j)
@@ -123,7 +149,7 @@ pub fn run(name: &str) -> Option<RunMeta> {
 mod tests {
     #[test]
     fn bench_scenarios_are_valid() {
-        for n in super::NAMES {
+        for n in super::NAMES.iter().chain(super::EXTRA) {
             let j = super::scenario(n).unwrap();
             let sc = crate::scenario::from_json(&j).unwrap_or_else(|e| panic!("{n}: {e}"));
             sc.check().unwrap_or_else(|e| panic!("{n}: {e}"));
