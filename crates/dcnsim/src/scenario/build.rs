@@ -668,7 +668,8 @@ impl Scenario {
         // Streaming needs no flow to name a REFLEX factor, no shim, and room in the id space
         // (otherwise every flow is generated now and checked below).
         let expected: f64 = lists.iter().map(|l| l.expected()).sum();
-        let streaming = sim.shim.is_none()
+        let streaming = stream
+            && sim.shim.is_none()
             && expected <= crate::sim::MAX_EVENT_INDEX as f64 / 2.0
             && lists.iter().all(|l| match l {
                 ClassFlows::List(v) => v.iter().all(|f| f.alpha.is_none() && f.reliability.is_none()),
