@@ -195,7 +195,8 @@ pub fn poisson(
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let g = poisson_stream(spec, hosts, rng_master, stream_index)?;
     // Reserve for the expected count, but let a huge explicit max_flows grow on demand.
-    let mut flows = Vec::with_capacity((g.expected * 1.01 + 16.0).min(g.limit as f64).min(1e6) as usize);
+    let mut flows =
+        Vec::with_capacity((g.expected * 1.01 + 16.0).min(g.limit as f64).min(1e6) as usize);
     flows.extend(g);
     Ok(flows)
 }

@@ -51,7 +51,10 @@ fn same(a: &RunOutput, b: &RunOutput) {
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
     assert_eq!(format!("{:?}", a.queues), format!("{:?}", b.queues));
     assert_eq!(format!("{:?}", a.samples), format!("{:?}", b.samples));
-    assert_eq!(format!("{:?}", a.class_samples), format!("{:?}", b.class_samples));
+    assert_eq!(
+        format!("{:?}", a.class_samples),
+        format!("{:?}", b.class_samples)
+    );
     let (m, n) = (&a.meta, &b.meta);
     assert_eq!(
         (m.events, m.packet_hops, m.delivered, m.dropped, &m.end),
@@ -109,8 +112,7 @@ fn finished_flows_are_retired_so_held_flows_stay_flat() {
         assert!(b.sim.flows.streaming);
         let rows = Rc::new(RefCell::new(Vec::new()));
         let r = rows.clone();
-        let sink: dcnsim::sim::flow::FlowSink =
-            Box::new(move |t| r.borrow_mut().extend(t.flow_id));
+        let sink: dcnsim::sim::flow::FlowSink = Box::new(move |t| r.borrow_mut().extend(t.flow_id));
         let out = run_built_with(b, &sc.name, sc.seed, &mut |_| true, Some(sink));
         assert!(out.flows.is_empty());
         let ids = rows.borrow();
@@ -135,6 +137,9 @@ fn finished_flows_are_retired_so_held_flows_stay_flat() {
     // (Retirement runs between chunks of `CHUNK` events, so the peak is about the flows of
     // one chunk, whatever the run's length.)
     assert!(held[1].0 > 3 * held[0].0);
-    assert!(peaks[1] <= peaks[0] + peaks[0] / 4, "{peaks:?} for {held:?}");
+    assert!(
+        peaks[1] <= peaks[0] + peaks[0] / 4,
+        "{peaks:?} for {held:?}"
+    );
     assert!((peaks[1] as u64) < held[1].0 / 8, "{peaks:?} for {held:?}");
 }

@@ -519,8 +519,8 @@ impl Scenario {
     }
 
     /// [`Scenario::build`]; `stream = false` adds every flow before the run (the results
-    /// are the same: tests compare the two). Streaming is used only when the scenario
-    /// names no flow ids before the run (`output.trace_flows`, `output.pcap`), runs no
+    /// are the same: tests compare the two). Streaming is used only when a class has a
+    /// Poisson workload and the scenario names no flow ids before the run (`output.trace_flows`, `output.pcap`), runs no
     /// sender shim (ElasticSwitch, C3), has no flexible (REFLEX) flows, and expects at
     /// most half the flow-id space.
     pub fn build_with(&self, files: &dyn FileReader, stream: bool) -> Result<Built, ConfigError> {
@@ -665,14 +665,18 @@ impl Scenario {
             lists.push(flows);
         }
         self.build_shim(&mut sim);
-        // Streaming needs no flow to name a REFLEX factor, no shim, and room in the id space
-        // (otherwise every flow is generated now and checked below).
+        // Streaming needs a generated (Poisson) class, no flow naming a REFLEX factor, no
+        // shim, and room in the id space (otherwise every flow is generated now and checked
+        // below).
         let expected: f64 = lists.iter().map(|l| l.expected()).sum();
         let streaming = stream
+            && lists.iter().any(|l| matches!(l, ClassFlows::Stream(_)))
             && sim.shim.is_none()
             && expected <= crate::sim::MAX_EVENT_INDEX as f64 / 2.0
             && lists.iter().all(|l| match l {
-                ClassFlows::List(v) => v.iter().all(|f| f.alpha.is_none() && f.reliability.is_none()),
+                ClassFlows::List(v) => v
+                    .iter()
+                    .all(|f| f.alpha.is_none() && f.reliability.is_none()),
                 ClassFlows::Stream(_) => true,
             });
         let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
@@ -708,7 +712,8 @@ impl Scenario {
             sim.flows.streaming = true;
             return self.build_rest(sim, budget, counts, n_hosts, warnings);
         }
-        let lists: Vec<Vec<wl::FlowSpec>> = lists.into_iter().map(|l| l.into_iter().collect()).collect();
+        let lists: Vec<Vec<wl::FlowSpec>> =
+            lists.into_iter().map(|l| l.into_iter().collect()).collect();
         // Events carry a 26-bit index (flows, ports, sources).
         let cap = crate::sim::MAX_EVENT_INDEX as usize;
         let total: usize = lists.iter().map(|l| l.len()).sum();
@@ -1056,7 +1061,8 @@ impl Scenario {
                     ));
                 }
                 rules.extend(size_rules("sizes"));
-                let g = wl::poisson_stream(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?;
+                let g =
+                    wl::poisson_stream(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?;
                 if stream {
                     return Ok(ClassFlows::Stream(g));
                 }

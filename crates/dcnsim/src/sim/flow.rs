@@ -41,7 +41,7 @@ struct FlowSlot {
 pub type FlowSink = Box<dyn FnMut(super::results::FlowTable)>;
 
 /// Rows per batch handed to a [`FlowSink`].
-pub const FLOW_BATCH: usize = 4096;
+pub const FLOW_BATCH: usize = 512;
 
 /// The flows of a streaming run not yet started: one lazily generated list per traffic
 /// class, merged in `(start, list index, position)` order (what a stable sort of all the
@@ -167,10 +167,7 @@ impl Flows {
     }
     /// A controlled flow's queue class and path.
     pub(super) fn controlled(&self, f: u32) -> (usize, &[u32]) {
-        match self
-            .slot(f)
-            .and_then(|s| s.ctrl.as_ref())
-        {
+        match self.slot(f).and_then(|s| s.ctrl.as_ref()) {
             Some(c) => (c.0, c.1.as_slice()),
             None => (0, &[]),
         }

@@ -417,7 +417,7 @@ impl Sim {
                     self.dispatch(e);
                     t
                 }
-                None if ns <= until => {
+                None if ns <= until && ns != Time::MAX => {
                     self.start_next_flow();
                     ns
                 }

@@ -168,7 +168,12 @@ impl FlowTable {
     }
 
     /// Appends flow `id`'s row from its description and record.
-    pub fn push_row(&mut self, id: usize, d: &crate::transport::FlowDesc, r: &crate::transport::FlowRecord) {
+    pub fn push_row(
+        &mut self,
+        id: usize,
+        d: &crate::transport::FlowDesc,
+        r: &crate::transport::FlowRecord,
+    ) {
         self.flow_id.push(id as u64);
         self.class_id.push(d.traffic_class as u64);
         self.src.push(d.src as u64);
@@ -237,13 +242,56 @@ impl FlowTable {
         macro_rules! cols {
             ($($c:ident),*) => { $( self.$c.extend(other.$c); )* };
         }
-        cols!(flow_id, class_id, src, dst, size, start_s, finish_s, fct_s, ideal_fct_s, slowdown,
-            completed, in_window, sender_done_s, deadline_s, data_pkts, retx_pkts, fast_retx,
-            rto_count, spurious_rto, spurious_retx, ecn_marks, max_cwnd, max_pkt_drops, drops,
-            tag, priority, cqcn_halts, cnps, established_s, fct_established_s, syn_retx,
-            tlp_probes, tlp_recoveries, undo_rto, undo_fast, important_pkts, important_bytes,
-            important_drops, clock_bytes, tlt_lost_segs, srtt_s, rto_s, delivered, alpha,
-            reliability, reflex_intervals, reflex_low, r_fair_bps);
+        cols!(
+            flow_id,
+            class_id,
+            src,
+            dst,
+            size,
+            start_s,
+            finish_s,
+            fct_s,
+            ideal_fct_s,
+            slowdown,
+            completed,
+            in_window,
+            sender_done_s,
+            deadline_s,
+            data_pkts,
+            retx_pkts,
+            fast_retx,
+            rto_count,
+            spurious_rto,
+            spurious_retx,
+            ecn_marks,
+            max_cwnd,
+            max_pkt_drops,
+            drops,
+            tag,
+            priority,
+            cqcn_halts,
+            cnps,
+            established_s,
+            fct_established_s,
+            syn_retx,
+            tlp_probes,
+            tlp_recoveries,
+            undo_rto,
+            undo_fast,
+            important_pkts,
+            important_bytes,
+            important_drops,
+            clock_bytes,
+            tlt_lost_segs,
+            srtt_s,
+            rto_s,
+            delivered,
+            alpha,
+            reliability,
+            reflex_intervals,
+            reflex_low,
+            r_fair_bps
+        );
     }
 }
 
