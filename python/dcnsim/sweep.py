@@ -215,14 +215,11 @@ def run_cost(run: SweepRun) -> float:
     """A run's estimated cost (arbitrary units, for ordering only): simulated time × hosts ×
     offered load, the load being the classes' ``load`` summed (1 for a class without one:
     explicit lists, permutations and one-shot incasts are taken as saturating) plus one per
-    open-loop source. Simulated time is ``run.duration``, or the horizon when it is set
-    longer."""
+    open-loop source. Simulated time is ``run.duration`` (the horizon only caps stragglers:
+    a run normally ends soon after its duration)."""
     n = run.prepared.normalized
     r = n.get("run", {}) or {}
     dur = _secs(r.get("duration"), 0.01)
-    hz = r.get("horizon")
-    if hz is not None:
-        dur = max(dur, _secs(hz, dur))
     load = 0.0
     for c in n.get("classes", []) or []:
         w = c.get("workload", {}) or {}
@@ -236,9 +233,7 @@ def run_cost(run: SweepRun) -> float:
 TINY = 1 / 50
 
 
-def plan_tasks(
-    runs: Sequence[SweepRun], jobs: int, cost: Any = run_cost
-) -> list[list[SweepRun]]:
+def plan_tasks(runs: Sequence[SweepRun], jobs: int, cost: Any = run_cost) -> list[list[SweepRun]]:
     """Orders ``runs`` longest first (by ``cost``; ties keep the given order) and packs the
     tiny ones (each below ``TINY`` of ``total / jobs``) into batches of up to that much work,
     so a process pool starts the long runs first (no long run left alone at the end) and
