@@ -172,7 +172,7 @@ def _run_batch(items: list[tuple[config.Prepared, str]]) -> list[BaseException |
         try:
             _run_one(prep, run_dir)
             out.append(None)
-        except Exception as exc:  # noqa: BLE001 - reported per run by the caller
+        except Exception as exc:  # reported per run by the caller
             out.append(exc)
     return out
 
@@ -343,7 +343,9 @@ def execute(
                     if exc is not None:
                         failures.extend((r, exc) for r in t)
                     elif len(t) > 1:
-                        failures.extend((r, e) for r, e in zip(t, fut.result()) if e is not None)
+                        failures.extend(
+                            (r, e) for r, e in zip(t, fut.result(), strict=True) if e is not None
+                        )
                     bar.advance(len(t), f"{len(failures)} failed" if failures else "")
         except BaseException:
             # Ctrl-C (or any error here): stop now. Calls already handed to the workers would
