@@ -1064,7 +1064,7 @@ impl Scenario {
                 let g =
                     wl::poisson_stream(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?;
                 if stream {
-                    return Ok(ClassFlows::Stream(g));
+                    return Ok(ClassFlows::Stream(Box::new(g)));
                 }
                 g.collect()
             }
@@ -1252,7 +1252,7 @@ fn written_side(t: &TransportConfig, e: ConfigError, prefix: &str) -> ConfigErro
 /// One class's flows: a list, or (streaming) a generator drawing them as the run goes.
 enum ClassFlows {
     List(Vec<wl::FlowSpec>),
-    Stream(wl::PoissonStream),
+    Stream(Box<wl::PoissonStream>),
 }
 
 impl ClassFlows {
@@ -1266,7 +1266,7 @@ impl ClassFlows {
     fn into_iter(self) -> Box<dyn Iterator<Item = wl::FlowSpec>> {
         match self {
             ClassFlows::List(v) => Box::new(v.into_iter()),
-            ClassFlows::Stream(g) => Box::new(g),
+            ClassFlows::Stream(g) => g,
         }
     }
 }
