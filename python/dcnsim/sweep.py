@@ -164,6 +164,101 @@ def _run_one(prep: config.Prepared, run_dir: str) -> str:
     return run_dir
 
 
+def _run_batch(items: list[tuple[config.Prepared, str]]) -> list[BaseException | None]:
+    """Worker: simulate and save several small runs in one task; one failure does not stop
+    the others (each run's outcome, ``None`` for success)."""
+    out: list[BaseException | None] = []
+    for prep, run_dir in items:
+        try:
+            _run_one(prep, run_dir)
+            out.append(None)
+        except Exception as exc:  # reported per run by the caller
+            out.append(exc)
+    return out
+
+
+_DUR_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
+
+def _secs(v: Any, default: float) -> float:
+    """Seconds of a normalized duration (``"10ms"``), or ``default``."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip()
+        for unit in ("ms", "us", "ns", "ps", "s"):
+            if t.endswith(unit):
+                try:
+                    return float(t[: -len(unit)]) * _DUR_UNITS[unit]
+                except ValueError:
+                    return default
+    return default
+
+
+def _hosts(topo: Mapping[str, Any]) -> float:
+    kind = topo.get("kind")
+    try:
+        if kind == "fat_tree":
+            return float(topo.get("k", 4)) ** 3 / 4
+        if kind == "leaf_spine":
+            return float(topo.get("leaves", 1)) * float(topo.get("hosts_per_leaf", 1))
+        if kind == "star":
+            return float(topo.get("hosts", 2))
+        if kind == "explicit":
+            return float(len(topo.get("hosts", []) or [])) or 2.0
+    except (TypeError, ValueError):
+        pass
+    return 2.0
+
+
+def run_cost(run: SweepRun) -> float:
+    """A run's estimated cost (arbitrary units, for ordering only): simulated time × hosts ×
+    offered load, the load being the classes' ``load`` summed (1 for a class without one:
+    explicit lists, permutations and one-shot incasts are taken as saturating) plus one per
+    open-loop source. Simulated time is ``run.duration`` (the horizon only caps stragglers:
+    a run normally ends soon after its duration)."""
+    n = run.prepared.normalized
+    r = n.get("run", {}) or {}
+    dur = _secs(r.get("duration"), 0.01)
+    load = 0.0
+    for c in n.get("classes", []) or []:
+        w = c.get("workload", {}) or {}
+        x = w.get("load")
+        load += float(x) if isinstance(x, (int, float)) else 1.0
+    load += len(n.get("sources", []) or [])
+    return dur * _hosts(n.get("topology", {}) or {}) * max(load, 0.05)
+
+
+#: Runs estimated below this fraction of a fair share of the work (total / jobs) are batched.
+TINY = 1 / 50
+
+
+def plan_tasks(runs: Sequence[SweepRun], jobs: int, cost: Any = run_cost) -> list[list[SweepRun]]:
+    """Orders ``runs`` longest first (by ``cost``; ties keep the given order) and packs the
+    tiny ones (each below ``TINY`` of ``total / jobs``) into batches of up to that much work,
+    so a process pool starts the long runs first (no long run left alone at the end) and
+    the per-task overhead of many tiny runs is paid once per batch."""
+    costs = [float(cost(r)) for r in runs]
+    order = sorted(range(len(runs)), key=lambda i: -costs[i])
+    total = sum(costs)
+    limit = total / max(1, jobs) * TINY
+    tasks: list[list[SweepRun]] = []
+    batch: list[SweepRun] = []
+    acc = 0.0
+    for i in order:
+        if costs[i] >= limit or limit <= 0:
+            tasks.append([runs[i]])
+            continue
+        if batch and acc + costs[i] > limit:
+            tasks.append(batch)
+            batch, acc = [], 0.0
+        batch.append(runs[i])
+        acc += costs[i]
+    if batch:
+        tasks.append(batch)
+    return tasks
+
+
 def _mp_context() -> Any:
     # fork keeps user scripts without a __main__ guard (and notebooks) working
     if sys.platform.startswith("linux"):
@@ -185,10 +280,14 @@ def execute(
     backend: str = "local",
     address: str | None = None,
     max_retries: int = RAY_MAX_RETRIES,
+    longest_first: bool = False,
 ) -> tuple[int, list[tuple[SweepRun, BaseException]]]:
     """Run every run of ``runs`` whose cache directory is not complete. Returns
     ``(number run now, failures)``. ``backend="ray"`` runs them as Ray tasks (see
-    :func:`execute_ray`); ``address`` and ``max_retries`` apply to it only."""
+    :func:`execute_ray`); ``address`` and ``max_retries`` apply to it only.
+    ``longest_first`` (local backend): submit the runs longest first with the tiny ones
+    batched (:func:`plan_tasks`); each run is still simulated and saved on its own, so the
+    results are the same."""
     if backend not in BACKENDS:
         raise config.ConfigError(f"unknown backend {backend!r}; one of {BACKENDS}", "backend")
     if backend != "ray" and address is not None:
@@ -224,17 +323,30 @@ def execute(
             return len(todo) - len(failures), failures
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context())
         try:
-            pending: dict[Future[str], SweepRun] = {
-                pool.submit(_run_one, r.prepared, str(runs_dir / r.hash)): r for r in todo
-            }
+            if longest_first:
+                tasks = plan_tasks(todo, jobs)
+            else:
+                tasks = [[r] for r in todo]
+            pending: dict[Future[Any], list[SweepRun]] = {}
+            for t in tasks:
+                if len(t) == 1:
+                    fut = pool.submit(_run_one, t[0].prepared, str(runs_dir / t[0].hash))
+                else:
+                    items = [(r.prepared, str(runs_dir / r.hash)) for r in t]
+                    fut = pool.submit(_run_batch, items)
+                pending[fut] = t
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    r = pending.pop(fut)
+                    t = pending.pop(fut)
                     exc = fut.exception()
                     if exc is not None:
-                        failures.append((r, exc))
-                    bar.advance(1, f"{len(failures)} failed" if failures else "")
+                        failures.extend((r, exc) for r in t)
+                    elif len(t) > 1:
+                        failures.extend(
+                            (r, e) for r, e in zip(t, fut.result(), strict=True) if e is not None
+                        )
+                    bar.advance(len(t), f"{len(failures)} failed" if failures else "")
         except BaseException:
             # Ctrl-C (or any error here): stop now. Calls already handed to the workers would
             # otherwise still run to completion, so end the workers; a run they leave half

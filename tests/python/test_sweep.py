@@ -184,3 +184,38 @@ def test_ray_backend_without_ray_is_bad_input(
     args = ["sweep", "default", "--param", "topology.leaves=2", "-o", str(tmp_path / "b")]
     assert cli.main([*args, "--backend", "ray"]) == 2
     assert "dcnsim[ray]" in capsys.readouterr().err
+
+
+def test_pool_tasks_run_longest_first_with_tiny_runs_batched(real_core) -> None:
+    # Cost = simulated time × hosts × load: duration and hosts per leaf drive it here.
+    win = {"run.warmup": ["0s"], "run.cooldown": ["0s"]}
+    runs = sw.plan("default", {"run.duration": ["1ms", "20ms", "80ms"], **win}, seeds=[1, 2])
+    runs += sw.plan(
+        "default", {"run.duration": ["80ms"], "topology.hosts_per_leaf": [16], **win}, seeds=[3]
+    )
+    costs = {r.hash: sw.run_cost(r) for r in runs}
+    tasks = sw.plan_tasks(runs, jobs=2)
+    flat = [r.hash for t in tasks for r in t]
+    assert sorted(flat) == sorted(r.hash for r in runs)  # every run exactly once
+    assert flat == sorted(flat, key=lambda h: -costs[h])  # longest first
+    assert tasks[0] == [runs[-1]]  # twice the hosts of the other 80 ms runs
+    # The 1 ms runs are below 1/50 of a fair share of the work: one batch.
+    batches = [t for t in tasks if len(t) > 1]
+    assert len(batches) == 1
+    assert {r.params["run.duration"] for r in batches[0]} == {"1ms"}
+    assert len(tasks) == len(runs) - 1
+    one, twenty = (next(r for r in runs if r.params["run.duration"] == d) for d in ("1ms", "20ms"))
+    assert sw.run_cost(twenty) == pytest.approx(20 * sw.run_cost(one))
+    assert sw.run_cost(runs[-1]) == pytest.approx(2 * costs[runs[-2].hash])
+
+
+def test_longest_first_batches_give_the_same_saved_runs(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every run counts as tiny here: the runs go in batches, each still saved on its own.
+    monkeypatch.setattr(sw, "TINY", 1.0)
+    runs = sw.plan({}, {"classes[0].workload.load": [0.1, 0.2, 0.3]}, seeds=[1, 2, 3])
+    assert any(len(t) > 1 for t in sw.plan_tasks(runs, jobs=2))
+    n, failures = sw.execute(runs, tmp_path, jobs=2, progress=False, longest_first=True)
+    assert (n, failures) == (len(runs), [])
+    assert all(is_complete(tmp_path / "runs" / r.hash) for r in runs)

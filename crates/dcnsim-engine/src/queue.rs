@@ -322,6 +322,16 @@ impl<E: Packable> EventQueue<E> {
         self.pop_until(Time::MAX)
     }
 
+    /// Moves `now` forward to `t` without popping: an event kept outside the queue (a
+    /// streaming run's next flow start) happens at `t`, which must not pass the earliest
+    /// pending event.
+    #[inline]
+    pub fn advance_to(&mut self, t: Time) {
+        debug_assert!(t >= self.now, "time went backwards");
+        debug_assert!(self.peek_time().is_none_or(|p| t <= p));
+        self.now = t;
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

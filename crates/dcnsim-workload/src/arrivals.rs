@@ -186,13 +186,30 @@ pub(crate) fn check_load(load: f64, path: &str) -> Result<(), WorkloadError> {
 /// Errors name keys relative to the spec
 /// (`"load"`, `"sizes.scale"`, `"pairs.src[1]"`, `"hosts.n"`); prefix them with
 /// [`WorkloadError::at`]. `stream_index` selects this workload's random streams (use one
-/// per class).
+/// per class). The same flows one at a time: [`poisson_stream`].
 pub fn poisson(
     spec: &PoissonSpec,
     hosts: &Hosts,
     rng_master: u64,
     stream_index: u64,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
+    let g = poisson_stream(spec, hosts, rng_master, stream_index)?;
+    // Reserve for the expected count, but let a huge explicit max_flows grow on demand.
+    let mut flows =
+        Vec::with_capacity((g.expected * 1.01 + 16.0).min(g.limit as f64).min(1e6) as usize);
+    flows.extend(g);
+    Ok(flows)
+}
+
+/// The flows of [`poisson`], generated lazily in start order (a simulator draws the next
+/// one when the run reaches its start, so memory does not grow with the run's length).
+/// Validates everything up front: the iterator itself cannot fail.
+pub fn poisson_stream(
+    spec: &PoissonSpec,
+    hosts: &Hosts,
+    rng_master: u64,
+    stream_index: u64,
+) -> Result<PoissonStream, WorkloadError> {
     check_open_loop(hosts, &spec.sizes, spec.load, spec.start, spec.stop)?;
     if let Some(d) = &spec.deadline {
         d.validate("deadline")?;
@@ -226,43 +243,80 @@ pub fn poisson(
             ),
         );
     }
+    Ok(PoissonStream {
+        arr: Rng::stream(rng_master, rng_purpose::ARRIVAL, stream_index),
+        size_rng: Rng::stream(rng_master, rng_purpose::SIZE, stream_index),
+        pair_rng: Rng::stream(rng_master, rng_purpose::PAIR, stream_index),
+        dl_rng: Rng::stream(rng_master, rng_purpose::DEADLINE, stream_index),
+        picker,
+        sizes: spec.sizes.clone(),
+        deadline: spec.deadline.clone(),
+        class: spec.class,
+        stop: spec.stop,
+        mean_gap,
+        // Accumulate in f64 picoseconds (exact to well below 1 ps for hours) and round
+        // each start, so per-gap rounding does not bias the rate.
+        t: spec.start as f64,
+        n: 0,
+        limit,
+        expected,
+        done: false,
+    })
+}
 
-    let mut arr = Rng::stream(rng_master, rng_purpose::ARRIVAL, stream_index);
-    let mut size_rng = Rng::stream(rng_master, rng_purpose::SIZE, stream_index);
-    let mut pair_rng = Rng::stream(rng_master, rng_purpose::PAIR, stream_index);
-    let mut dl_rng = Rng::stream(rng_master, rng_purpose::DEADLINE, stream_index);
+/// Lazily generated Poisson flows (see [`poisson_stream`]): the same four random streams
+/// drawn in the same order as [`poisson`], so the two give the same flows.
+pub struct PoissonStream {
+    arr: Rng,
+    size_rng: Rng,
+    pair_rng: Rng,
+    dl_rng: Rng,
+    picker: PairPicker,
+    sizes: SizeDist,
+    deadline: Option<DeadlineDist>,
+    class: u16,
+    stop: Time,
+    mean_gap: f64,
+    t: f64,
+    n: u64,
+    limit: u64,
+    /// The expected number of flows (duration / mean gap), before `max_flows`.
+    pub expected: f64,
+    done: bool,
+}
 
-    // Reserve for the expected count, but let a huge explicit max_flows grow on demand.
-    let mut flows =
-        Vec::with_capacity((expected * 1.01 + 16.0).min(limit as f64).min(1e6) as usize);
-    // Accumulate in f64 picoseconds (exact to well below 1 ps for hours) and round each
-    // start, so per-gap rounding does not bias the rate.
-    let mut t = spec.start as f64;
-    while (flows.len() as u64) < limit {
-        t += mean_gap * arr.exp(1.0);
-        let start = t.round() as Time;
-        if start >= spec.stop {
-            break;
+impl Iterator for PoissonStream {
+    type Item = FlowSpec;
+
+    fn next(&mut self) -> Option<FlowSpec> {
+        if self.done || self.n >= self.limit {
+            return None;
         }
-        let size = spec.sizes.sample(&mut size_rng);
-        let (src, dst) = picker.pick(&mut pair_rng);
-        let deadline = spec
+        self.t += self.mean_gap * self.arr.exp(1.0);
+        let start = self.t.round() as Time;
+        if start >= self.stop {
+            self.done = true;
+            return None;
+        }
+        self.n += 1;
+        let size = self.sizes.sample(&mut self.size_rng);
+        let (src, dst) = self.picker.pick(&mut self.pair_rng);
+        let deadline = self
             .deadline
             .as_ref()
-            .map(|d| start.saturating_add(d.sample(&mut dl_rng)));
-        flows.push(FlowSpec {
+            .map(|d| start.saturating_add(d.sample(&mut self.dl_rng)));
+        Some(FlowSpec {
             src,
             dst,
             size,
             start,
-            class: spec.class,
+            class: self.class,
             deadline,
             tag: 0,
             alpha: None,
             reliability: None,
-        });
+        })
     }
-    Ok(flows)
 }
 
 #[cfg(test)]
@@ -311,5 +365,24 @@ mod tests {
         assert!(f
             .iter()
             .all(|x| x.deadline == Some(x.start + 7 * US) && x.start >= MS));
+    }
+
+    #[test]
+    fn the_stream_gives_the_same_flows_as_the_list() {
+        let sizes = SizeDist::cdf(crate::Cdf::builtin("websearch", "sizes.cdf").unwrap());
+        let mut s = PoissonSpec::new(sizes, 0.7, 0, 20 * MS);
+        s.deadline = Some(DeadlineDist::Exp {
+            mean: MS,
+            min: 10 * US,
+        });
+        s.pairs = Pairs::InterRack;
+        let hosts = Hosts::racks(4, 4, 10_000_000_000);
+        let list = poisson(&s, &hosts, 7, 3).unwrap();
+        assert!(list.len() > 50, "{}", list.len());
+        let lazy: Vec<FlowSpec> = poisson_stream(&s, &hosts, 7, 3).unwrap().collect();
+        assert_eq!(list, lazy);
+        s.max_flows = Some(10);
+        let capped: Vec<FlowSpec> = poisson_stream(&s, &hosts, 7, 3).unwrap().collect();
+        assert_eq!(capped, list[..10]);
     }
 }

@@ -42,7 +42,7 @@ pub mod incast;
 pub mod pattern;
 pub mod size;
 
-pub use arrivals::{poisson, DeadlineDist, LoadBasis, PoissonSpec};
+pub use arrivals::{poisson, poisson_stream, DeadlineDist, LoadBasis, PoissonSpec, PoissonStream};
 pub use cdf::{builtin_cdf, builtin_cdf_names, Cdf, Interp, BUILTIN_README};
 pub use csv::{parse_flow_csv, parse_flow_csv_in};
 pub use das::{das, split_tag, DasSpec, DUPLICATE_TAG_BIT};

@@ -3,6 +3,7 @@
 //! `dcnsim bench`, without Python). `ns/hop` is wall time per packet-hop; `peak MiB` is the
 //! process's peak resident memory so far (Linux `VmHWM`; run one benchmark per process for
 //! its own peak).
+//! Names in `dcnsim::bench::EXTRA` (the 1e9-event run) run only when named.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -16,8 +16,11 @@
 //! - `scale_fattree4` … `scale_fattree16`: the scaling rows: `dctcp_fattree8`'s switches,
 //!   flows and links on fat trees of k = 4, 8, 12, 16 (16 to 1,024 hosts), 5 ms each, for
 //!   the cost per packet-hop and the memory as the fabric grows.
+//! - `websearch_poisson` / `_1e8` / `_1e9`: a k = 4 fat tree under DCTCP with Poisson
+//!   web-search arrivals at 60% load for 50 ms, 0.7 s and 7 s (about 4e6, 1e8 and 1e9
+//!   events): peak memory against run length (the last runs only when named).
 
-use crate::run::{run_json, RunMeta};
+use crate::run::{run_built_with, RunMeta};
 use crate::scenario::build::FsReader;
 
 pub const NAMES: &[&str] = &[
@@ -33,7 +36,26 @@ pub const NAMES: &[&str] = &[
     "scale_fattree8",
     "scale_fattree12",
     "scale_fattree16",
+    "websearch_poisson",
+    "websearch_poisson_1e8",
 ];
+
+/// Benchmarks run only when named (they take minutes).
+pub const EXTRA: &[&str] = &["websearch_poisson_1e9"];
+
+/// A loaded k = 4 fat tree (16 hosts, 10 Gb/s, 1 µs) under DCTCP with Poisson web-search
+/// arrivals at 60% of the host links for `dur`: about 8e7 events per simulated second, a
+/// flow every ~0.13 ms.
+fn websearch_poisson(name: &str, dur: &str) -> String {
+    format!(
+        r#"{{"name": "bench-{name}", "topology": {{"kind": "fat_tree", "k": 4, "link": {{"rate": "10Gbps", "delay": "1us"}}}},
+            "switch": {{"queues": 1, "scheduler": {{"kind": "fifo"}}, "port_limit": "100pkt", "ecn": {{"kind": "step", "k": "20pkt"}}}},
+            "host": {{"queues": 1, "scheduler": {{"kind": "fifo"}}}},
+            "classes": [{{"name": "web", "transport": "dctcp",
+                          "workload": {{"kind": "poisson", "load": 0.6, "sizes": {{"cdf": "websearch"}}}}}}],
+            "run": {{"duration": "{dur}"}}}}"#
+    )
+}
 
 /// The scenario JSON of a benchmark.
 pub fn scenario(name: &str) -> Option<String> {
@@ -124,15 +146,26 @@ pub fn scenario(name: &str) -> Option<String> {
                     "run": {{"duration": "5ms", "horizon": "5ms"}}}}"#
             )
         }
+        // ~4e6, ~1e8 and ~1e9 events.
+        "websearch_poisson" => websearch_poisson(name, "50ms"),
+        "websearch_poisson_1e8" => websearch_poisson(name, "700ms"),
+        "websearch_poisson_1e9" => websearch_poisson(name, "7s"),
         _ => return None,
     };
     Some(j)
 }
 
-/// Runs a benchmark in this process.
+/// Runs a benchmark in this process. Flow rows go to a sink that only counts them (a
+/// streaming run keeps no finished flow), so peak memory is the simulator's own.
 pub fn run(name: &str) -> Option<RunMeta> {
     let j = scenario(name)?;
-    let out = run_json(&j, &FsReader, &mut |_| true).expect("benchmark scenarios are valid");
+    let sc = crate::scenario::from_json(&j).expect("benchmark scenarios are valid");
+    let built = sc.build(&FsReader).expect("benchmark scenarios are valid");
+    let rows = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    let r = rows.clone();
+    let sink: crate::sim::flow::FlowSink = Box::new(move |t| r.set(r.get() + t.len()));
+    let out = run_built_with(built, &sc.name, sc.seed, &mut |_| true, Some(sink));
+    debug_assert_eq!(rows.get() as u64, out.meta.flows_total);
     Some(out.meta)
 }
 
@@ -140,7 +173,7 @@ pub fn run(name: &str) -> Option<RunMeta> {
 mod tests {
     #[test]
     fn bench_scenarios_are_valid() {
-        for n in super::NAMES {
+        for n in super::NAMES.iter().chain(super::EXTRA) {
             let j = super::scenario(n).unwrap();
             let sc = crate::scenario::from_json(&j).unwrap_or_else(|e| panic!("{n}: {e}"));
             sc.check().unwrap_or_else(|e| panic!("{n}: {e}"));

@@ -247,6 +247,21 @@ impl Arena {
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.pkts[id as usize]
     }
+    /// The lowest flow id among live transport packets (`u32::MAX`: none). O(slots).
+    pub fn min_live_flow(&self) -> u32 {
+        let mut dead = vec![false; self.pkts.len()];
+        for &i in &self.free {
+            dead[i as usize] = true;
+        }
+        self.pkts
+            .iter()
+            .zip(&dead)
+            .filter(|(p, &d)| !d && p.kind != PktKind::Raw)
+            .map(|(p, _)| p.flow)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
     /// Packets currently alive (in queues, on wires, or being processed).
     pub fn live(&self) -> u64 {
         self.live

@@ -80,12 +80,26 @@ pub const CHUNK: u64 = 250_000;
 /// Runs `built` to completion. `progress` is called between chunks; returning `false`
 /// interrupts the run (the partial results are returned with `end = "interrupted"`).
 pub fn run_built(
-    mut b: Built,
+    b: Built,
     name: &str,
     seed: u64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> RunOutput {
+    run_built_with(b, name, seed, progress, None)
+}
+
+/// [`run_built`], handing every flow's result row to `sink` instead of returning them
+/// (`RunOutput::flows` is then empty): a streaming run hands finished flows over in batches
+/// as it goes, so its memory does not grow with the number of flows.
+pub fn run_built_with(
+    mut b: Built,
+    name: &str,
+    seed: u64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+    sink: Option<crate::sim::flow::FlowSink>,
+) -> RunOutput {
     let wall = Instant::now();
+    b.sim.flows.sink = sink;
     let sim = &mut b.sim;
     let budget_total = if b.max_events == 0 {
         u64::MAX
@@ -100,6 +114,7 @@ pub fn run_built(
     loop {
         let chunk = CHUNK.min(budget_total - events);
         events += sim.run(b.horizon, chunk);
+        sim.retire_flows();
         if sim.finished {
             end = "complete";
             break;
@@ -108,7 +123,7 @@ pub fn run_built(
             end = "max_events";
             break;
         }
-        match sim.ev.peek_time() {
+        match sim.next_time() {
             None => {
                 end = if sim.pfc.as_ref().is_some_and(|p| p.deadlock.is_some()) {
                     "pfc_deadlock"
@@ -144,11 +159,15 @@ pub fn run_built(
         let notes = c.finish();
         b.sim.notes.extend(notes);
     }
+    b.sim.drain_feed();
+    let mut flows = b.sim.take_flow_table();
+    if let Some(mut sink) = b.sim.flows.sink.take() {
+        sink(std::mem::take(&mut flows));
+    }
     let sim = &b.sim;
-    let flows = sim.flow_table();
     let mut warnings = b.warnings.clone();
     warnings.extend(sim.notes.iter().cloned());
-    let load = class_load(sim, &flows, b.class_names.len());
+    let load = class_load(sim, b.class_names.len());
     let unfinished = sim.flows.len() as u64 - sim.flows.completed as u64;
     if unfinished > 0 && (end == "horizon" || end == "max_events") {
         let key = if end == "horizon" {
@@ -175,7 +194,7 @@ pub fn run_built(
         wall_s: wall.elapsed().as_secs_f64(),
         flows_total: sim.flows.len() as u64,
         flows_completed: sim.flows.completed as u64,
-        flows_in_window: flows.in_window.iter().filter(|x| **x).count() as u64,
+        flows_in_window: sim.flows.in_window,
         delivered: sim.counters.delivered,
         dropped: sim.counters.dropped,
         peak_packets: sim.arena.capacity_used() as u64,
@@ -203,7 +222,7 @@ pub fn run_built(
 }
 
 /// Offered vs carried load per class over the measurement window.
-fn class_load(sim: &crate::sim::Sim, flows: &FlowTable, n: usize) -> Vec<ClassLoad> {
+fn class_load(sim: &crate::sim::Sim, n: usize) -> Vec<ClassLoad> {
     let (w0, w1) = sim.window;
     let secs = to_secs(w1.saturating_sub(w0)).max(f64::MIN_POSITIVE);
     // The capacity the generator's default load basis uses: Σ host link rates.
@@ -212,10 +231,7 @@ fn class_load(sim: &crate::sim::Sim, flows: &FlowTable, n: usize) -> Vec<ClassLo
         .sum();
     (0..n)
         .map(|c| {
-            let offered: u64 = (0..flows.size.len())
-                .filter(|&i| flows.in_window[i] && flows.class_id[i] == c as u64)
-                .map(|i| flows.size[i])
-                .sum();
+            let offered = sim.flows.offered_win.get(c).copied().unwrap_or(0);
             let carried = sim.class_rx_win.get(c).copied().unwrap_or(0);
             let (o, k) = (offered as f64 * 8.0 / secs, carried as f64 * 8.0 / secs);
             ClassLoad {

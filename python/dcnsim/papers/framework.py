@@ -189,7 +189,11 @@ class Pool:
     def run(self) -> None:
         runs = list({r.hash: r for r in self.pending.values()}.values())
         if runs:
-            _, failures = execute(runs, self.out_dir, jobs=self.jobs, progress=self.progress)
+            # Longest first, tiny runs batched (sweep.plan_tasks: cost = simulated time ×
+            # hosts × offered load), so the two cores stay busy to the end of each phase.
+            _, failures = execute(
+                runs, self.out_dir, jobs=self.jobs, progress=self.progress, longest_first=True
+            )
             if failures:
                 r, e = failures[0]
                 raise RuntimeError(f"{len(failures)} runs failed; first {r.params}: {e}")

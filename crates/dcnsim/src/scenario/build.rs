@@ -510,8 +510,29 @@ impl Scenario {
             })
     }
 
+    /// Builds the run. Where nothing needs every flow before the run starts (see
+    /// [`Scenario::build_with`]), Poisson classes generate their flows as the run reaches
+    /// them and finished flows are retired (`sim::flow`, streaming): the same flows, ids
+    /// and results as building every flow first, in memory that does not grow with the
+    /// run's length.
     pub fn build(&self, files: &dyn FileReader) -> Result<Built, ConfigError> {
+        self.build_with(files, true)
+    }
+
+    /// [`Scenario::build`]; `stream = false` adds every flow before the run (the results
+    /// are the same: tests compare the two). Streaming is used only when a class has a
+    /// Poisson workload and the scenario names no flow ids before the run (`output.trace_flows`, `output.pcap`), runs no
+    /// sender shim (ElasticSwitch, C3), has no flexible (REFLEX) flows, and expects at
+    /// most half the flow-id space.
+    pub fn build_with(&self, files: &dyn FileReader, stream: bool) -> Result<Built, ConfigError> {
         self.check()?;
+        let stream = stream
+            && self.output.trace_flows.is_empty()
+            && self.output.pcap.is_none()
+            && self
+                .classes
+                .iter()
+                .all(|c| c.alpha.is_none() && c.reliability.is_none());
         // Estimate before allocating: a topology or workload too big for the memory limit
         // is a keyed error here, not an abort (or the OOM killer) later.
         let mut budget = Budget::new(self.run.memory_limit);
@@ -586,7 +607,7 @@ impl Scenario {
                     family: Family::Roce(rp),
                 });
                 let flows = self
-                    .workload_flows(&c.workload, i, &hosts, files, &mut budget)
+                    .workload_flows(&c.workload, i, &hosts, files, &mut budget, stream)
                     .map_err(|e| e.at(&format!("{key}.workload")))?;
                 lists.push(flows);
                 continue;
@@ -640,10 +661,60 @@ impl Scenario {
                 ack_wire: p.ack_wire(),
             });
             let flows = self
-                .workload_flows(&c.workload, i, &hosts, files, &mut budget)
+                .workload_flows(&c.workload, i, &hosts, files, &mut budget, stream)
                 .map_err(|e| e.at(&format!("{key}.workload")))?;
             lists.push(flows);
         }
+        self.build_shim(&mut sim);
+        // Streaming needs a generated (Poisson) class, no flow naming a REFLEX factor, no
+        // shim, and room in the id space (otherwise every flow is generated now and checked
+        // below).
+        let expected: f64 = lists.iter().map(|l| l.expected()).sum();
+        let streaming = stream
+            && lists.iter().any(|l| matches!(l, ClassFlows::Stream(_)))
+            && sim.shim.is_none()
+            && expected <= crate::sim::MAX_EVENT_INDEX as f64 / 2.0
+            && lists.iter().all(|l| match l {
+                ClassFlows::List(v) => v
+                    .iter()
+                    .all(|f| f.alpha.is_none() && f.reliability.is_none()),
+                ClassFlows::Stream(_) => true,
+            });
+        let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
+        let maker = FlowMaker {
+            seed: self.seed,
+            window: (w0, w1),
+            das: self
+                .classes
+                .iter()
+                .map(|c| matches!(c.workload, WorkloadConfig::Das(_)))
+                .collect(),
+            classes: self.classes.clone(),
+        };
+        if streaming {
+            let mut warnings = self.warnings();
+            let feed = crate::sim::flow::FlowFeed::new(
+                lists.into_iter().map(|l| l.into_iter()).collect(),
+                Box::new(move |sim: &Sim, id: u32, f: &wl::FlowSpec| {
+                    let path = sim.path_info(f.src, f.dst);
+                    maker.make(sim, id, f, &path, None)
+                }),
+            );
+            for i in 0..self.classes.len() {
+                if feed.list_empty(i) {
+                    warnings.push(format!(
+                        "classes[{i}].workload: generated no flows (check load, start/stop and \
+                         the run duration)"
+                    ));
+                }
+            }
+            sim.next_start = feed.next_start();
+            sim.feed = Some(Box::new(feed));
+            sim.flows.streaming = true;
+            return self.build_rest(sim, budget, counts, n_hosts, warnings);
+        }
+        let lists: Vec<Vec<wl::FlowSpec>> =
+            lists.into_iter().map(|l| l.into_iter().collect()).collect();
         // Events carry a 26-bit index (flows, ports, sources).
         let cap = crate::sim::MAX_EVENT_INDEX as usize;
         let total: usize = lists.iter().map(|l| l.len()).sum();
@@ -673,29 +744,13 @@ impl Scenario {
                 ));
             }
         }
-        self.build_shim(&mut sim);
         let flows = wl::merge_sorted(lists);
-        let (w0, w1) = (self.run.warmup.0, self.run.duration.0 - self.run.cooldown.0);
         let mut paths = std::collections::HashMap::new();
         for f in flows {
-            let c = &self.classes[f.class as usize];
             let path = paths
                 .entry((f.src, f.dst))
                 .or_insert_with(|| sim.path_info(f.src, f.dst))
                 .clone();
-            let t = &sim.flows.transports[f.class as usize];
-            let ideal = ideal_fct(f.size, t.payload as u64, t.data_overhead as u64, &path);
-            let base_rtt = base_rtt(
-                (t.payload + t.data_overhead) as u64,
-                t.ack_wire as u64,
-                &path,
-            );
-            // DAS marks its duplicates in the tag; results carry the bare request id.
-            let (tag, dup) = match c.workload {
-                WorkloadConfig::Das(_) => wl::split_tag(f.tag),
-                _ => (f.tag, false),
-            };
-            let (prio, ack_prio) = c.flow_priority(f.size, dup);
             let flex = self.flow_flex(f.class as usize, f.alpha, f.reliability)?;
             // REFLEX runs in the TCP-family sender (transport/tcp.rs); any other endpoint
             // would silently ignore the flow's budgets.
@@ -716,24 +771,21 @@ impl Scenario {
                      sender); this class's transport is not one",
                 ));
             }
-            sim.add_flow(FlowDesc {
-                src: f.src,
-                dst: f.dst,
-                size: f.size,
-                start: f.start,
-                class: prio,
-                ack_class: ack_prio,
-                transport: f.class,
-                traffic_class: f.class,
-                deadline: f.deadline,
-                tag,
-                in_window: f.start >= w0 && f.start < w1,
-                entropy: mix64(&[self.seed, 0xf10, sim.flows.len() as u64]) as u32,
-                ideal_fct: ideal,
-                base_rtt,
-                flex,
-            });
+            let d = maker.make(&sim, sim.flows.len() as u32, &f, &path, flex);
+            sim.add_flow(d);
         }
+        self.build_rest(sim, budget, counts, n_hosts, warnings)
+    }
+
+    /// The part of [`Scenario::build`] after the flows: sources, samples, traces, observers.
+    fn build_rest(
+        &self,
+        mut sim: Sim,
+        mut budget: Budget,
+        counts: resources::TopoCounts,
+        n_hosts: u32,
+        mut warnings: Vec<String>,
+    ) -> Result<Built, ConfigError> {
         for (i, s) in self.sources.iter().enumerate() {
             let key = format!("sources[{i}]");
             if s.src >= n_hosts || s.dst >= n_hosts || s.src == s.dst {
@@ -896,7 +948,8 @@ impl Scenario {
         hosts: &wl::Hosts,
         files: &dyn FileReader,
         budget: &mut Budget,
-    ) -> Result<Vec<wl::FlowSpec>, wl::WorkloadError> {
+        stream: bool,
+    ) -> Result<ClassFlows, wl::WorkloadError> {
         let dur = self.run.duration.0;
         let seed = self.seed;
         let idx = class as u64;
@@ -1009,7 +1062,12 @@ impl Scenario {
                     ));
                 }
                 rules.extend(size_rules("sizes"));
-                wl::poisson(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
+                let g =
+                    wl::poisson_stream(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?;
+                if stream {
+                    return Ok(ClassFlows::Stream(Box::new(g)));
+                }
+                g.collect()
             }
             WorkloadConfig::Incast(IncastWl {
                 fan_in,
@@ -1144,13 +1202,15 @@ impl Scenario {
                     });
                 }
                 out.sort_by_key(|f| f.start);
-                return Ok(out);
+                return Ok(ClassFlows::List(out));
             }
         };
         for f in &mut flows {
             f.class = class as u16;
         }
-        Ok(flows)
+        // Every generator's list is sorted by start (a streaming run merges them in order).
+        flows.sort_by_key(|f| f.start);
+        Ok(ClassFlows::List(flows))
     }
 }
 
@@ -1188,6 +1248,82 @@ fn written_side(t: &TransportConfig, e: ConfigError, prefix: &str) -> ConfigErro
         );
     }
     e
+}
+
+/// One class's flows: a list, or (streaming) a generator drawing them as the run goes.
+enum ClassFlows {
+    List(Vec<wl::FlowSpec>),
+    Stream(Box<wl::PoissonStream>),
+}
+
+impl ClassFlows {
+    /// The number of flows, or the expected number for a generator.
+    fn expected(&self) -> f64 {
+        match self {
+            ClassFlows::List(v) => v.len() as f64,
+            ClassFlows::Stream(g) => g.expected,
+        }
+    }
+    fn into_iter(self) -> Box<dyn Iterator<Item = wl::FlowSpec>> {
+        match self {
+            ClassFlows::List(v) => Box::new(v.into_iter()),
+            ClassFlows::Stream(g) => g,
+        }
+    }
+}
+
+/// Turns a generated flow into the simulator's description: priorities, window membership,
+/// ECMP entropy (from the flow id), ideal FCT and base RTT over its path.
+struct FlowMaker {
+    seed: u64,
+    window: (Time, Time),
+    das: Vec<bool>,
+    classes: Vec<ClassConfig>,
+}
+
+impl FlowMaker {
+    fn make(
+        &self,
+        sim: &Sim,
+        id: u32,
+        f: &wl::FlowSpec,
+        path: &PathInfo,
+        flex: Option<crate::transport::FlexRt>,
+    ) -> FlowDesc {
+        let c = &self.classes[f.class as usize];
+        let t = &sim.flows.transports[f.class as usize];
+        let ideal = ideal_fct(f.size, t.payload as u64, t.data_overhead as u64, path);
+        let base_rtt = base_rtt(
+            (t.payload + t.data_overhead) as u64,
+            t.ack_wire as u64,
+            path,
+        );
+        // DAS marks its duplicates in the tag; results carry the bare request id.
+        let (tag, dup) = if self.das[f.class as usize] {
+            wl::split_tag(f.tag)
+        } else {
+            (f.tag, false)
+        };
+        let (prio, ack_prio) = c.flow_priority(f.size, dup);
+        let (w0, w1) = self.window;
+        FlowDesc {
+            src: f.src,
+            dst: f.dst,
+            size: f.size,
+            start: f.start,
+            class: prio,
+            ack_class: ack_prio,
+            transport: f.class,
+            traffic_class: f.class,
+            deadline: f.deadline,
+            tag,
+            in_window: f.start >= w0 && f.start < w1,
+            entropy: mix64(&[self.seed, 0xf10, id as u64]) as u32,
+            ideal_fct: ideal,
+            base_rtt,
+            flex,
+        }
+    }
 }
 
 /// Charges `expected` flows to the budget under `key` (relative to the workload).

@@ -7,13 +7,20 @@
 //! endpoint reported; when it fires the endpoint re-checks its own deadline, so restarting
 //! an RTO on every ACK costs no heap operation. A stale event (the slot was re-armed earlier
 //! or cancelled) is recognised by its time and ignored.
+//!
+//! Streaming (`Flows::streaming`, see [`FlowFeed`]): a run's flows need not all exist before
+//! it starts. The feed hands the simulator the next flow when the run reaches its start, and
+//! finished flows whose packets have all left the fabric are *retired*: their result row is
+//! written and their description, record and slot are dropped, so the flows held in memory
+//! are the running ones (and the finished ones behind the oldest running one), not every flow
+//! of the run. Flow ids stay global: flow `f` is at index `f - base` of the held vectors.
 
 use super::{Event, FlowTimer, Sim};
 use crate::packet::{flags, PktId, PktKind, NIL};
 use crate::transport::{AnyEndpoint, Cx, Effects, Endpoint, Timer, N_TIMERS};
 use dcnsim_engine::Time;
 use dcnsim_transport::TcpSender;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 pub use crate::transport::{
     delivery_bin, delivery_edges, CqcnRt, FlowDesc, FlowRecord, TraceRow, TransportKind,
@@ -29,13 +36,90 @@ struct FlowSlot {
     ctrl: Option<Box<(usize, Vec<u32>)>>,
 }
 
+/// Where retired flows' result rows go when a run spills them (batches of [`FLOW_BATCH`]
+/// rows, in flow-id order).
+pub type FlowSink = Box<dyn FnMut(super::results::FlowTable)>;
+
+/// Rows per batch handed to a [`FlowSink`].
+pub const FLOW_BATCH: usize = 512;
+
+/// The flows of a streaming run not yet started: one lazily generated list per traffic
+/// class, merged in `(start, list index, position)` order (what a stable sort of all the
+/// lists by start gives, `dcnsim_workload::merge_sorted`), and the conversion of a flow to
+/// its description (given the flow id it gets).
+pub struct FlowFeed {
+    lists: Vec<Box<dyn Iterator<Item = dcnsim_workload::FlowSpec>>>,
+    heads: Vec<Option<dcnsim_workload::FlowSpec>>,
+    make: MakeFlow,
+}
+
+/// Builds a flow's description from its spec and id.
+pub type MakeFlow = Box<dyn Fn(&Sim, u32, &dcnsim_workload::FlowSpec) -> FlowDesc>;
+
+impl FlowFeed {
+    /// Each list must be sorted by start (as every generator's is).
+    pub fn new(
+        lists: Vec<Box<dyn Iterator<Item = dcnsim_workload::FlowSpec>>>,
+        make: MakeFlow,
+    ) -> FlowFeed {
+        let mut lists = lists;
+        let heads = lists.iter_mut().map(|l| l.next()).collect();
+        FlowFeed { lists, heads, make }
+    }
+    /// Whether list `i` has no flow at all left.
+    pub fn list_empty(&self, i: usize) -> bool {
+        self.heads[i].is_none()
+    }
+    /// The list holding the next flow: the earliest start, the lowest list on a tie.
+    fn next_list(&self) -> Option<usize> {
+        let mut best: Option<(Time, usize)> = None;
+        for (i, h) in self.heads.iter().enumerate() {
+            if let Some(f) = h {
+                if best.is_none_or(|(t, _)| f.start < t) {
+                    best = Some((f.start, i));
+                }
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+    /// The start of the next flow (`Time::MAX`: none left).
+    pub fn next_start(&self) -> Time {
+        self.next_list()
+            .and_then(|i| self.heads[i].as_ref())
+            .map_or(Time::MAX, |f| f.start)
+    }
+    fn pop(&mut self) -> Option<dcnsim_workload::FlowSpec> {
+        let i = self.next_list()?;
+        let f = self.heads[i].take();
+        self.heads[i] = self.lists[i].next();
+        f
+    }
+}
+
 #[derive(Default)]
 pub struct Flows {
     pub transports: Vec<TransportRt>,
+    /// Held flows: flow `f` is at index `f - base` (see the module docs).
     pub desc: Vec<FlowDesc>,
     pub rec: Vec<FlowRecord>,
     state: Vec<Option<Box<FlowSlot>>>,
-    drop_count: HashMap<(u32, u64), u32>,
+    /// Flows retired so far: the id of `desc[0]`.
+    pub base: u32,
+    /// Streaming: flows come from the feed and finished ones are retired (see the module
+    /// docs); off, every flow is added before the run and held to its end.
+    pub streaming: bool,
+    /// Result rows of retired flows not yet handed to the sink (all of them without one).
+    pub retired: super::results::FlowTable,
+    pub sink: Option<FlowSink>,
+    /// The most flows held at once (a measure of the flow memory).
+    pub held_peak: usize,
+    /// Per traffic class: payload bytes of the flows starting in the measurement window
+    /// (the offered load), and their number over all classes.
+    pub offered_win: Vec<u64>,
+    pub in_window: u64,
+    /// Copies of each (flow, segment) dropped so far (ordered, so a retired flow's entries
+    /// go with one split).
+    drop_count: BTreeMap<(u32, u64), u32>,
     /// Flows not yet done (not started, or started and the sender not finished).
     active: u32,
     /// In-window flows whose last byte has not been received.
@@ -49,28 +133,71 @@ impl Flows {
     pub fn active(&self) -> u32 {
         self.active
     }
+    /// Flows so far (retired ones included): the next flow's id.
     pub fn len(&self) -> usize {
-        self.desc.len()
+        self.base as usize + self.desc.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.desc.is_empty()
+        self.len() == 0
+    }
+    /// Flows held in memory now.
+    pub fn held(&self) -> usize {
+        self.desc.len()
+    }
+    /// Index of flow `f` in the held vectors (out of range if retired).
+    #[inline]
+    pub fn ix(&self, f: u32) -> usize {
+        f.wrapping_sub(self.base) as usize
+    }
+    /// A held flow's description.
+    #[inline]
+    pub fn desc_of(&self, f: u32) -> &FlowDesc {
+        &self.desc[self.ix(f)]
+    }
+    /// A held flow's record (None: retired or not yet started).
+    pub fn rec_of(&self, f: u32) -> Option<&FlowRecord> {
+        self.rec.get(self.ix(f))
+    }
+    fn slot(&self, f: u32) -> Option<&FlowSlot> {
+        self.state.get(self.ix(f))?.as_deref()
+    }
+    fn slot_mut(&mut self, f: u32) -> Option<&mut FlowSlot> {
+        let i = self.ix(f);
+        self.state.get_mut(i)?.as_deref_mut()
     }
     /// A controlled flow's queue class and path.
     pub(super) fn controlled(&self, f: u32) -> (usize, &[u32]) {
-        match self.state[f as usize]
-            .as_ref()
-            .and_then(|s| s.ctrl.as_ref())
-        {
+        match self.slot(f).and_then(|s| s.ctrl.as_ref()) {
             Some(c) => (c.0, c.1.as_slice()),
             None => (0, &[]),
         }
     }
+    /// Appends a flow (not started): its id.
+    fn push(&mut self, d: FlowDesc) -> u32 {
+        let f = self.len() as u32;
+        if d.in_window {
+            self.window_pending += 1;
+            self.in_window += 1;
+            let tc = d.traffic_class as usize;
+            if self.offered_win.len() <= tc {
+                self.offered_win.resize(tc + 1, 0);
+            }
+            self.offered_win[tc] += d.size;
+        }
+        self.desc.push(d);
+        self.rec.push(FlowRecord::default());
+        self.state.push(None);
+        self.held_peak = self.held_peak.max(self.desc.len());
+        self.active += 1;
+        f
+    }
+
     /// A running rate-controlled flow's current rate (wire bytes per second).
     pub(super) fn nearopt_rate_of(&self, f: u32) -> Option<f64> {
-        self.state.get(f as usize)?.as_ref()?.ep.nearopt_rate()
+        self.slot(f)?.ep.nearopt_rate()
     }
     pub(super) fn set_rate(&mut self, f: u32, r: f64) {
-        if let Some(s) = self.state[f as usize].as_mut() {
+        if let Some(s) = self.slot_mut(f) {
             s.ep.set_rate(r);
         }
     }
@@ -79,24 +206,89 @@ impl Flows {
 impl Sim {
     /// Registers a flow; it starts at `d.start`.
     pub fn add_flow(&mut self, d: FlowDesc) -> u32 {
-        let f = self.flows.desc.len() as u32;
-        self.ev.push(d.start.max(self.now()), Event::FlowStart(f));
-        if d.in_window {
-            self.flows.window_pending += 1;
-        }
-        self.flows.desc.push(d);
-        self.flows.rec.push(FlowRecord::default());
-        self.flows.state.push(None);
-        self.flows.active += 1;
+        let start = d.start.max(self.now());
+        let f = self.flows.push(d);
+        self.ev.push(start, Event::FlowStart(f));
         f
+    }
+
+    /// Streaming: the next flow of the feed starts now (`next_start`). It runs exactly as
+    /// its `FlowStart` event would have in a run with every flow added before it starts:
+    /// those events were pushed before all others, so a flow start goes before every event
+    /// of the same picosecond (see `Sim::run`).
+    pub(super) fn start_next_flow(&mut self) {
+        let mut feed = self.feed.take().expect("a feed with a next flow");
+        self.ev.advance_to(self.next_start);
+        let id = self.flows.len() as u32;
+        let spec = feed.pop().expect("a next flow");
+        let d = (feed.make)(self, id, &spec);
+        self.next_start = feed.next_start();
+        self.feed = Some(feed);
+        let f = self.flows.push(d);
+        self.on_flow_start(f);
+    }
+
+    /// After the run: the feed's flows that never started join the results (as unstarted
+    /// flows, as they would have been with every flow added before the run).
+    pub fn drain_feed(&mut self) {
+        let Some(mut feed) = self.feed.take() else {
+            return;
+        };
+        while let Some(spec) = feed.pop() {
+            let id = self.flows.len() as u32;
+            let d = (feed.make)(self, id, &spec);
+            self.flows.push(d);
+        }
+        self.next_start = Time::MAX;
+    }
+
+    /// Streaming: retires the finished flows at the front of the held ones whose packets
+    /// have all left the fabric (no live packet names a flow at or after the first one still
+    /// held by a packet): their rows go to `retired` (and batches of them to the sink),
+    /// their state is dropped. A retired flow's record can no longer change: only its
+    /// endpoint (gone when its sender finished) or its packets could change it.
+    pub fn retire_flows(&mut self) {
+        if !self.flows.streaming {
+            return;
+        }
+        let fl = &self.flows;
+        let open = fl
+            .state
+            .iter()
+            .position(|s| s.is_some())
+            .unwrap_or(fl.state.len());
+        if open == 0 {
+            return;
+        }
+        let live = self.arena.min_live_flow();
+        let n = open.min(live.saturating_sub(fl.base) as usize);
+        if n == 0 {
+            return;
+        }
+        let fl = &mut self.flows;
+        for i in 0..n {
+            fl.retired
+                .push_row(fl.base as usize + i, &fl.desc[i], &fl.rec[i]);
+        }
+        fl.desc.drain(..n);
+        fl.rec.drain(..n);
+        fl.state.drain(..n);
+        fl.base += n as u32;
+        fl.drop_count = fl.drop_count.split_off(&(fl.base, 0));
+        if fl.retired.len() >= FLOW_BATCH {
+            if let Some(sink) = fl.sink.as_mut() {
+                sink(std::mem::take(&mut fl.retired));
+            }
+        }
     }
 
     pub(super) fn on_flow_start(&mut self, f: u32) {
         let fl = &mut self.flows;
-        let d = &fl.desc[f as usize];
+        let i = fl.ix(f);
+        let d = &fl.desc[i];
         let rt = &fl.transports[d.transport as usize];
         let ep = AnyEndpoint::new(rt, d, fl.delivery.is_some());
-        fl.state[f as usize] = Some(Box::new(FlowSlot {
+        fl.state[i] = Some(Box::new(FlowSlot {
             ep,
             pending: [NEVER; N_TIMERS],
             ctrl: None,
@@ -118,12 +310,13 @@ impl Sim {
     fn call(&mut self, f: u32, g: impl FnOnce(&mut AnyEndpoint, &mut Cx)) -> bool {
         let now = self.ev.now();
         let fl = &mut self.flows;
-        let Some(slot) = fl.state[f as usize].as_mut() else {
+        let i = fl.ix(f);
+        let Some(slot) = fl.state[i].as_mut() else {
             return false;
         };
-        let d = &fl.desc[f as usize];
+        let d = &fl.desc[i];
         let rt = &fl.transports[d.transport as usize];
-        let rec = &mut fl.rec[f as usize];
+        let rec = &mut fl.rec[i];
         let dl = &mut fl.delivery;
         let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena);
         g(&mut slot.ep, &mut cx);
@@ -159,7 +352,7 @@ impl Sim {
     fn apply_rare(&mut self, f: u32, fx: Effects) -> bool {
         if fx.flags & Effects::COMPLETED != 0 {
             self.flows.completed += 1;
-            if self.flows.desc[f as usize].in_window {
+            if self.flows.desc_of(f).in_window {
                 self.flows.window_pending -= 1;
             }
         }
@@ -170,7 +363,8 @@ impl Sim {
             if self.shim.is_some() {
                 self.shim_flow_end(f);
             }
-            if let Some(s) = self.flows.state[f as usize].take() {
+            let i = self.flows.ix(f);
+            if let Some(s) = self.flows.state[i].take() {
                 if let Some(c) = s.ctrl {
                     self.nearopt.remove_flow(f, c.0, &c.1);
                 }
@@ -179,7 +373,7 @@ impl Sim {
             return false;
         }
         if fx.cancel != 0 {
-            if let Some(s) = self.flows.state[f as usize].as_mut() {
+            if let Some(s) = self.flows.slot_mut(f) {
                 for (i, p) in s.pending.iter_mut().enumerate() {
                     if fx.cancel & (1 << i) != 0 {
                         *p = NEVER;
@@ -195,7 +389,7 @@ impl Sim {
     #[inline]
     fn rearm(&mut self, f: u32, mut m: u8) {
         let now = self.ev.now();
-        let Some(s) = self.flows.state[f as usize].as_deref_mut() else {
+        let Some(s) = self.flows.slot_mut(f) else {
             return;
         };
         while m != 0 {
@@ -216,7 +410,7 @@ impl Sim {
     #[inline]
     pub(super) fn sync_timer(&mut self, f: u32, t: Timer) {
         let now = self.ev.now();
-        let Some(s) = self.flows.state[f as usize].as_mut() else {
+        let Some(s) = self.flows.slot_mut(f) else {
             return;
         };
         if let Some(d) = s.ep.deadline(t) {
@@ -230,7 +424,8 @@ impl Sim {
 
     pub(super) fn on_flow_timer(&mut self, f: u32, t: Timer) {
         let now = self.now();
-        let Some(s) = self.flows.state[f as usize].as_mut() else {
+        // (A retired flow's stale timer finds no slot.)
+        let Some(s) = self.flows.slot_mut(f) else {
             return;
         };
         if s.pending[t as usize] != now {
@@ -260,9 +455,10 @@ impl Sim {
     fn on_closed_packet(&mut self, f: u32, p: &crate::packet::Packet) {
         let now = self.ev.now();
         let fl = &mut self.flows;
-        let d = &fl.desc[f as usize];
+        let i = fl.ix(f);
+        let d = &fl.desc[i];
         let rt = &fl.transports[d.transport as usize];
-        let rec = &mut fl.rec[f as usize];
+        let rec = &mut fl.rec[i];
         let dl = &mut fl.delivery;
         let mut cx = Cx::new(now, f, d, rt, rec, dl, &mut self.arena);
         AnyEndpoint::on_closed(&mut cx, p);
@@ -275,7 +471,8 @@ impl Sim {
         let p = *self.arena.get(id);
         let f = p.flow;
         if p.kind == PktKind::Data {
-            let rec = &mut self.flows.rec[f as usize];
+            let i = self.flows.ix(f);
+            let rec = &mut self.flows.rec[i];
             rec.drops += 1;
             rec.important_drops += (p.flags & flags::IMPORTANT != 0) as u64;
             let c = self.flows.drop_count.entry((f, p.seq)).or_insert(0);
@@ -288,13 +485,13 @@ impl Sim {
     /// The flow's rate is set by the rate controller (the Near-Opt oracle) from now on.
     fn controller_join(&mut self, f: u32) {
         let now = self.now();
-        let d = &self.flows.desc[f as usize];
+        let d = self.flows.desc_of(f);
         let path = self.route_of(d.src, d.dst, d.entropy);
         let prof = &self.profiles[self.ports[path[0] as usize].profile as usize];
         let q = prof.queue_of(d.class);
         let n_ports = self.ports.len();
         self.nearopt.add_flow(f, q, &path, n_ports);
-        if let Some(s) = self.flows.state[f as usize].as_mut() {
+        if let Some(s) = self.flows.slot_mut(f) {
             s.ctrl = Some(Box::new((q, path)));
         }
         if !self.nearopt.ticking {
@@ -306,7 +503,7 @@ impl Sim {
     pub(super) fn on_trace(&mut self) {
         let now = self.now();
         for &f in &self.trace_flows {
-            let Some(s) = self.flows.state.get(f as usize).and_then(|s| s.as_ref()) else {
+            let Some(s) = self.flows.slot(f) else {
                 continue;
             };
             if let Some(row) = s.ep.trace(now, f) {
@@ -316,7 +513,7 @@ impl Sim {
         let pending = self
             .trace_flows
             .iter()
-            .any(|&f| self.flows.rec[f as usize].sender_done.is_none());
+            .any(|&f| self.flows.rec_of(f).is_none_or(|r| r.sender_done.is_none()));
         if self.trace_every > 0 && pending {
             self.ev.push(now + self.trace_every, Event::Trace);
         }
@@ -324,18 +521,14 @@ impl Sim {
 
     /// A running Near-Opt flow's current rate (wire bytes per second).
     pub fn nearopt_rate(&self, f: u32) -> Option<f64> {
-        self.flows
-            .state
-            .get(f as usize)?
-            .as_ref()?
-            .ep
-            .nearopt_rate()
+        self.flows.slot(f)?.ep.nearopt_rate()
     }
 
-    /// A flow's record with the counters of an endpoint still running folded in.
-    pub(super) fn flow_record(&self, f: usize) -> FlowRecord {
-        let mut r = self.flows.rec[f].clone();
-        if let Some(s) = self.flows.state[f].as_ref() {
+    /// A held flow's record (index `i` of the held ones) with the counters of an endpoint
+    /// still running folded in.
+    pub(super) fn flow_record(&self, i: usize) -> FlowRecord {
+        let mut r = self.flows.rec[i].clone();
+        if let Some(s) = self.flows.state[i].as_ref() {
             s.ep.fold(&mut r);
         }
         r
@@ -343,11 +536,11 @@ impl Sim {
 
     /// A running RoCE flow (its QP state, for tests).
     pub fn roce_flow(&self, f: u32) -> Option<&crate::transport::roce::RoceFlow> {
-        self.flows.state.get(f as usize)?.as_ref()?.ep.roce()
+        self.flows.slot(f)?.ep.roce()
     }
 
     /// Live view of a running flow's TCP sender (for traces and tests).
     pub fn flow_sender(&self, f: u32) -> Option<&TcpSender> {
-        self.flows.state.get(f as usize)?.as_ref()?.ep.tcp_sender()
+        self.flows.slot(f)?.ep.tcp_sender()
     }
 }

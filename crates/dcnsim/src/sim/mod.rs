@@ -239,6 +239,9 @@ pub struct Sim {
     pub drain: bool,
     /// Set when `run` stopped because the measured flows are done.
     pub finished: bool,
+    /// Streaming: the flows not yet started, and the next one's start (`Time::MAX`: none).
+    pub feed: Option<Box<flow::FlowFeed>>,
+    pub next_start: Time,
 }
 
 /// Salt and stream purposes for the master seed.
@@ -363,6 +366,8 @@ impl Sim {
             stop_min: Time::MAX,
             drain: false,
             finished: false,
+            feed: None,
+            next_start: Time::MAX,
         }
     }
 
@@ -407,17 +412,34 @@ impl Sim {
 
     /// Runs events until the queue is empty, time would pass `until`, or `budget` events
     /// have been processed. Returns the number processed.
+    ///
+    /// A streaming run's next flow (`next_start`) starts before every queued event of its
+    /// picosecond and counts as one event (as its `FlowStart` would: see
+    /// `flow::start_next_flow`).
     pub fn run(&mut self, until: Time, budget: u64) -> u64 {
         let mut n = 0;
         while n < budget {
-            let Some((t, e)) = self.ev.pop_until(until) else {
-                break;
+            let ns = self.next_start;
+            let popped = match ns {
+                Time::MAX => self.ev.pop_until(until),
+                0 => None,
+                _ => self.ev.pop_until(until.min(ns - 1)),
             };
-            self.dispatch(e);
+            let t = match popped {
+                Some((t, e)) => {
+                    self.dispatch(e);
+                    t
+                }
+                None if ns <= until && ns != Time::MAX => {
+                    self.start_next_flow();
+                    ns
+                }
+                None => break,
+            };
             n += 1;
             if t >= self.stop_min
                 && self.flows.window_pending == 0
-                && (!self.drain || self.flows.active() == 0)
+                && (!self.drain || self.flows.active() == 0 && self.next_start == Time::MAX)
                 && self.sources.active() == 0
             {
                 self.finished = true;
@@ -571,7 +593,7 @@ impl Sim {
     /// Goodput accounting per traffic class (the class samples and the carried load).
     #[inline]
     fn count_delivered(&mut self, flow: u32, payload: u64, now: Time) {
-        let tc = self.flows.desc[flow as usize].traffic_class as usize;
+        let tc = self.flows.desc_of(flow).traffic_class as usize;
         if let Some(c) = self.class_rx.get_mut(tc) {
             *c += payload;
             // One unsigned comparison: now in [w0, w1).
@@ -830,8 +852,16 @@ impl Sim {
     pub fn has_work(&self) -> bool {
         self.arena.live() > 0
             || self.flows.active() > 0
+            || self.next_start != Time::MAX
             || self.sources.active() > 0
             || self.ev.len() > 1
+    }
+
+    /// The time of the next event or flow start, if any.
+    pub fn next_time(&self) -> Option<Time> {
+        let q = self.ev.peek_time().unwrap_or(Time::MAX);
+        let t = q.min(self.next_start);
+        (t != Time::MAX).then_some(t)
     }
 
     /// Packets alive in the fabric: conservation is created = delivered + dropped + live.

@@ -213,74 +213,164 @@ fn opt_s(t: Option<u64>) -> f64 {
     t.map(to_secs).unwrap_or(f64::NAN)
 }
 
-impl Sim {
-    pub fn flow_table(&self) -> FlowTable {
-        let mut t = FlowTable::default();
-        for (i, d) in self.flows.desc.iter().enumerate() {
-            let r = &self.flow_record(i);
-            t.flow_id.push(i as u64);
-            t.class_id.push(d.traffic_class as u64);
-            t.src.push(d.src as u64);
-            t.dst.push(d.dst as u64);
-            t.size.push(d.size);
-            t.start_s.push(to_secs(d.start));
-            t.finish_s.push(opt_s(r.finish));
-            let fct = r.finish.map(|f| f - d.start);
-            t.fct_s.push(opt_s(fct));
-            t.ideal_fct_s.push(to_secs(d.ideal_fct));
-            t.slowdown.push(
-                fct.map(|x| x as f64 / d.ideal_fct.max(1) as f64)
-                    .unwrap_or(f64::NAN),
-            );
-            t.completed.push(r.finish.is_some());
-            t.in_window.push(d.in_window);
-            t.sender_done_s.push(opt_s(r.sender_done));
-            t.deadline_s.push(opt_s(d.deadline));
-            t.data_pkts.push(r.data_pkts);
-            t.retx_pkts.push(r.retx_pkts);
-            t.fast_retx.push(r.fast_retx);
-            t.rto_count.push(r.rto_count);
-            t.spurious_rto.push(r.spurious_rto);
-            t.spurious_retx.push(r.spurious_retx);
-            t.ecn_marks.push(r.ecn_marks);
-            t.max_cwnd.push(r.max_cwnd);
-            t.max_pkt_drops.push(r.max_pkt_drops as u64);
-            t.drops.push(r.drops);
-            t.tag.push(d.tag as u64);
-            t.priority.push(d.class as u64);
-            t.cqcn_halts.push(r.cqcn_halts);
-            t.cnps.push(r.cnps);
-            t.established_s.push(opt_s(r.established));
-            t.fct_established_s
-                .push(opt_s(r.finish.zip(r.established).map(|(f, e)| f - e)));
-            t.syn_retx.push(r.syn_retx as u64);
-            t.tlp_probes.push(r.tlp_probes);
-            t.tlp_recoveries.push(r.tlp_recoveries);
-            t.undo_rto.push(r.undo_rto);
-            t.undo_fast.push(r.undo_fast);
-            t.important_pkts.push(r.important_pkts);
-            t.important_bytes.push(r.important_bytes);
-            t.important_drops.push(r.important_drops);
-            t.clock_bytes.push(r.clock_bytes);
-            t.tlt_lost_segs.push(r.tlt_lost_segs);
-            t.srtt_s.push(opt_s(r.srtt));
-            t.rto_s.push(opt_s(r.rto));
-            // A regular flow whose sender finished delivered everything (whatever its
-            // transport records); a flexible one what was acknowledged.
-            let acked = if d.flex.is_none() && r.sender_done.is_some() {
-                d.size
-            } else {
-                r.acked
-            };
-            t.delivered.push(acked as f64 / d.size.max(1) as f64);
-            t.alpha.push(d.flex.map_or(f64::INFINITY, |x| x.alpha));
-            t.reliability.push(d.flex.map_or(1.0, |x| x.reliability));
-            t.reflex_intervals.push(r.reflex_intervals);
-            t.reflex_low.push(r.reflex_low);
-            t.r_fair_bps
-                .push(r.reflex_r_fair.map_or(f64::NAN, |x| x * 8.0));
+impl FlowTable {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.flow_id.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.flow_id.is_empty()
+    }
+
+    /// Appends flow `id`'s row from its description and record.
+    pub fn push_row(
+        &mut self,
+        id: usize,
+        d: &crate::transport::FlowDesc,
+        r: &crate::transport::FlowRecord,
+    ) {
+        self.flow_id.push(id as u64);
+        self.class_id.push(d.traffic_class as u64);
+        self.src.push(d.src as u64);
+        self.dst.push(d.dst as u64);
+        self.size.push(d.size);
+        self.start_s.push(to_secs(d.start));
+        self.finish_s.push(opt_s(r.finish));
+        let fct = r.finish.map(|f| f - d.start);
+        self.fct_s.push(opt_s(fct));
+        self.ideal_fct_s.push(to_secs(d.ideal_fct));
+        self.slowdown.push(
+            fct.map(|x| x as f64 / d.ideal_fct.max(1) as f64)
+                .unwrap_or(f64::NAN),
+        );
+        self.completed.push(r.finish.is_some());
+        self.in_window.push(d.in_window);
+        self.sender_done_s.push(opt_s(r.sender_done));
+        self.deadline_s.push(opt_s(d.deadline));
+        self.data_pkts.push(r.data_pkts);
+        self.retx_pkts.push(r.retx_pkts);
+        self.fast_retx.push(r.fast_retx);
+        self.rto_count.push(r.rto_count);
+        self.spurious_rto.push(r.spurious_rto);
+        self.spurious_retx.push(r.spurious_retx);
+        self.ecn_marks.push(r.ecn_marks);
+        self.max_cwnd.push(r.max_cwnd);
+        self.max_pkt_drops.push(r.max_pkt_drops as u64);
+        self.drops.push(r.drops);
+        self.tag.push(d.tag as u64);
+        self.priority.push(d.class as u64);
+        self.cqcn_halts.push(r.cqcn_halts);
+        self.cnps.push(r.cnps);
+        self.established_s.push(opt_s(r.established));
+        self.fct_established_s
+            .push(opt_s(r.finish.zip(r.established).map(|(f, e)| f - e)));
+        self.syn_retx.push(r.syn_retx as u64);
+        self.tlp_probes.push(r.tlp_probes);
+        self.tlp_recoveries.push(r.tlp_recoveries);
+        self.undo_rto.push(r.undo_rto);
+        self.undo_fast.push(r.undo_fast);
+        self.important_pkts.push(r.important_pkts);
+        self.important_bytes.push(r.important_bytes);
+        self.important_drops.push(r.important_drops);
+        self.clock_bytes.push(r.clock_bytes);
+        self.tlt_lost_segs.push(r.tlt_lost_segs);
+        self.srtt_s.push(opt_s(r.srtt));
+        self.rto_s.push(opt_s(r.rto));
+        // A regular flow whose sender finished delivered everything (whatever its
+        // transport records); a flexible one what was acknowledged.
+        let acked = if d.flex.is_none() && r.sender_done.is_some() {
+            d.size
+        } else {
+            r.acked
+        };
+        self.delivered.push(acked as f64 / d.size.max(1) as f64);
+        self.alpha.push(d.flex.map_or(f64::INFINITY, |x| x.alpha));
+        self.reliability.push(d.flex.map_or(1.0, |x| x.reliability));
+        self.reflex_intervals.push(r.reflex_intervals);
+        self.reflex_low.push(r.reflex_low);
+        self.r_fair_bps
+            .push(r.reflex_r_fair.map_or(f64::NAN, |x| x * 8.0));
+    }
+
+    /// Appends `other`'s rows.
+    pub fn append(&mut self, other: FlowTable) {
+        macro_rules! cols {
+            ($($c:ident),*) => { $( self.$c.extend(other.$c); )* };
         }
+        cols!(
+            flow_id,
+            class_id,
+            src,
+            dst,
+            size,
+            start_s,
+            finish_s,
+            fct_s,
+            ideal_fct_s,
+            slowdown,
+            completed,
+            in_window,
+            sender_done_s,
+            deadline_s,
+            data_pkts,
+            retx_pkts,
+            fast_retx,
+            rto_count,
+            spurious_rto,
+            spurious_retx,
+            ecn_marks,
+            max_cwnd,
+            max_pkt_drops,
+            drops,
+            tag,
+            priority,
+            cqcn_halts,
+            cnps,
+            established_s,
+            fct_established_s,
+            syn_retx,
+            tlp_probes,
+            tlp_recoveries,
+            undo_rto,
+            undo_fast,
+            important_pkts,
+            important_bytes,
+            important_drops,
+            clock_bytes,
+            tlt_lost_segs,
+            srtt_s,
+            rto_s,
+            delivered,
+            alpha,
+            reliability,
+            reflex_intervals,
+            reflex_low,
+            r_fair_bps
+        );
+    }
+}
+
+impl Sim {
+    /// Every flow's row: the retired flows' rows not yet handed to a sink, then the held
+    /// flows (a running endpoint's counters folded in).
+    pub fn flow_table(&self) -> FlowTable {
+        let mut t = self.flows.retired.clone();
+        self.held_rows(&mut t);
         t
+    }
+
+    /// [`Sim::flow_table`] without copying the retired rows (they move out).
+    pub fn take_flow_table(&mut self) -> FlowTable {
+        let mut t = std::mem::take(&mut self.flows.retired);
+        self.held_rows(&mut t);
+        t
+    }
+
+    fn held_rows(&self, t: &mut FlowTable) {
+        let base = self.flows.base as usize;
+        for (i, d) in self.flows.desc.iter().enumerate() {
+            t.push_row(base + i, d, &self.flow_record(i));
+        }
     }
 
     pub fn queue_table(&self) -> QueueTable {
