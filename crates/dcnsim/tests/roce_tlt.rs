@@ -292,10 +292,12 @@ fn tlt_on_picks_window_for_irn_and_hpcc_and_rate_for_dcqcn() {
     use dcnsim::scenario::PacketConfig;
     use dcnsim::transport::roce::tlt::RoceTlt;
     let pick = |cc: RoceCcName, rec: RoceRecoveryName| {
-        let mut c = RoceConfig::default();
-        c.cc = cc;
-        c.recovery = rec;
-        c.tlt = RoceTltName::On;
+        let c = RoceConfig {
+            cc,
+            recovery: rec,
+            tlt: RoceTltName::On,
+            ..RoceConfig::default()
+        };
         c.params(
             &PacketConfig::default(),
             Some(dcnsim_engine::Rate::gbps(40)),
