@@ -420,10 +420,16 @@ impl Sim {
         let mut n = 0;
         while n < budget {
             let ns = self.next_start;
-            let popped = match ns {
-                Time::MAX => self.ev.pop_until(until),
-                0 => None,
-                _ => self.ev.pop_until(until.min(ns - 1)),
+            // One call site, so the queue's pop stays inlined in this loop.
+            let popped = if ns == 0 {
+                None
+            } else {
+                let lim = if ns == Time::MAX {
+                    until
+                } else {
+                    until.min(ns - 1)
+                };
+                self.ev.pop_until(lim)
             };
             let t = match popped {
                 Some((t, e)) => {
