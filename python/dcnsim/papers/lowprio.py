@@ -1003,7 +1003,8 @@ def eval_11(c: Ctx, fd: Finding) -> None:
 # what was found about the misses (issue 11): appended to a finding's note when it does not
 # hold. "Full scale" numbers come from the cached runs of the full reproduction of 2026-11-25
 # (before the Near-Opt receive-window fix); each ablation names what changed, its scale and
-# seeds. A cause is stated as such only where an ablation confirmed it.
+# seeds (tools/ablations/lowprio.py re-runs those of Figs 7 and 10). A cause is stated as such
+# only where an ablation confirmed it.
 
 INVESTIGATED: dict[str, str] = {
     "LPF-Fig3a": (
