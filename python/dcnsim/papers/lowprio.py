@@ -1025,7 +1025,12 @@ INVESTIGATED: dict[str, str] = {
         "service of a fair "
         "transport (ablation, reduced 0.625 s, seed 1: TCP / Near-Opt mean 1.09 with uniform, "
         "1.24 with fixed 5 MB, 1.04 with exponential sizes: fair-sharing order would rank "
-        "them the other way). The reduced scale is too short for the backlog to build."
+        "them the other way). The reduced scale is too short for the backlog to build. "
+        "This explains the 5 MB point only: with both Near-Opt fixes of LPF-Fig3c (full "
+        "scale, 2026-11-26, seeds 1-3) TCP / Near-Opt is mean 1.68 / 3.62 / 1.85 and p99 "
+        "2.74 / 6.59 / 2.70 at 128 KB / 1 MB / 5 MB (before the fixes 1.40 / 1.69 / 0.81 "
+        "and 2.44 / 3.23 / -): the fixes made the baseline faster at every size, and the "
+        "1 MB gap is not explained yet (no ablation run)."
     ),
     "LPF-Fig3c": (
         "Defect fixed (test transport::nearopt::tests::new_data_stays_inside_the_receive_"
@@ -1035,9 +1040,10 @@ INVESTIGATED: dict[str, str] = {
         "(5% of its data); a reduced run 1.9 M of 8.6 M packets for 34 drops. Defect fixed "
         "with it (test nearopt_survives_lost_acks_at_a_full_receive_window): a window-limited "
         "flow whose ACKs were all lost waited forever, so the oracle now counts bytes the "
-        "receiver holds as acknowledged at the timeout. The full-scale numbers of 2026-11-25 "
-        "predate both fixes; whether they close the "
-        "data-mining gap is not measured at full scale yet."
+        "receiver holds as acknowledged at the timeout. They do not close the data-mining gap: "
+        "at full scale with both fixes (2026-11-26, seeds 1-3) the high-load p99.9 DM / WS "
+        "gap is 0.754 [0.638, 0.976] (before 0.731) and DM's largest p99 ratio 1.26. Not "
+        "explained yet; no ablation run."
     ),
     "LPF-Fig4a": (
         "Per seed (full scale, 70%): p99 ratio 3.48, 2.80, 3.76, 4.01, 4.00 (sd 0.50); the "
