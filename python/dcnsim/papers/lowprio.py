@@ -1029,7 +1029,7 @@ INVESTIGATED: dict[str, str] = {
         "This explains the 5 MB point only: with both Near-Opt fixes of LPF-Fig3c (full "
         "scale, 2026-11-26, seeds 1-3) TCP / Near-Opt is mean 1.68 / 3.62 / 1.85 and p99 "
         "2.74 / 6.59 / 2.70 at 128 KB / 1 MB / 5 MB (before the fixes 1.40 / 1.69 / 0.81 "
-        "and 2.44 / 3.23 / -): the fixes made the baseline faster at every size, and the "
+        "and 2.44 / 3.23 / 1.34): the fixes made the baseline faster at every size, and the "
         "1 MB gap is not explained yet (no ablation run)."
     ),
     "LPF-Fig3c": (
