@@ -470,9 +470,15 @@ _TREE_CAUSE = (
 )
 INVESTIGATED: dict[str, str] = {
     "Fig2d": (
-        f"{_ABL} C3 TS/DS/PS misses 55% (Eq. 1/2), (a) 53%, (b) 48%, (c) 55%, (b+c) 18%, "
-        "(d) 0%; class goodput TS/DS/PS Mb/s: 693/399/37, (a) 445/467/343, (b) 567/422/143, "
-        f"(c) 656/471/36, (b+c) 554/474/149, (d) 705/489/43. {_DUMBBELL_CAUSE}"
+        "Measured after the miss metric compared the finish time with the absolute deadline "
+        "and the transports started with 2 segments (this report): C3 TS/DS/PS misses 90% "
+        "(Eq. 1/2) and 48% with (b), the second reading above; class goodput TS/DS/PS 682/"
+        "381/35 and 564/406/155 Mb/s. With C3 the DS flows time out inside their pipe (257 "
+        "timeouts under Eq. 1/2, 95 under (b)): the DS pipe's rate falls to its EDF floor "
+        "(below 100 Mb/s late in a round) and its shim queue holds up to 95 frames, beyond "
+        "the flows' 1 ms RTO (not investigated further). Before those two fixes (IW 10, "
+        f"misses against the FCT): {_ABL} 55% (Eq. 1/2), (a) 53%, (b) 48%, (c) 55%, (b+c) "
+        f"18%, (d) 0%. {_DUMBBELL_CAUSE}"
     ),
     "Fig5": (
         f"{_ABL} TS goodput with/without C3 x1.49 (Eq. 1/2), (a) x1.46, (b) x1.09, (c) x1.47, "
@@ -788,9 +794,7 @@ def eval_fig2d(c: Ctx, fd: Finding) -> None:
 
     def plot(ax: Any) -> None:
         ivs = {**iv, "C3, additive": add_iv}
-        bars(
-            ax, list(ivs), {"deadline-miss ratio": list(ivs.values())}, xlabel="", ylabel="missed"
-        )
+        bars(ax, list(ivs), {"deadline-miss ratio": list(ivs.values())}, xlabel="", ylabel="missed")
 
     fd.plot = plot
 
@@ -1595,7 +1599,45 @@ oversubscribed by guarantees); on the tree it lowers C3's DS misses where DS run
 15%) and raises them in the mix (Fig6 web search 41.5%, before 35.1%; without C3 16.2%).
 Every verdict is the same as before the coordinator.
 
+Fixed in this version (each changes every figure's numbers; the ablation numbers in the
+notes and in "Where C3 loses" above predate them unless a note says otherwise): (1) the DS
+miss metric compared a flow's FCT with its deadline, which the flow table holds as an
+absolute time, so every late flow after the first round passed (Fig2d's Base-DS showed 43%
+where 98% were late); it now compares the finish time. (2) The transports start with 2
+segments, as C3 §3 states ("most of the existing protocols start with initial congestion
+window of two packets"); with the profile's 10, a Base-DS round put 100 frames (2.5 ms at
+500 Mb/s) into the bottleneck at once, beyond the 1 ms initial RTO, and every DS flow took
+spurious timeouts (258 in 10 rounds, 1598 frames resent). Measured, `dcnsim reproduce c3
+--figure Fig2d`: Base-DS 98% → 20% late, no timeouts.
+
+Fig2d, Base-DS after the fixes: 2 of the 10 flows of every round are late, both 92 KB, by at
+most 0.4 ms. This is the model, not a defect found: the bottleneck is 500 Mb/s (C3 §2.2: "In
+these experiments the bottleneck link capacity is 500 Mbps"), a round (1150 KB in 20 ms)
+needs 97% of it in payload with 1460 of 1538 B per frame (Ethernet preamble and gap counted;
+ns-2 counts none), and D2TCP as specified (d = T_c / D) makes the 138 KB flows the more
+imminent ones at the start (138 KB / 20 ms > 92 KB / 16 ms), so they take more than a fair
+share. With d fixed at 1 (DCTCP; `d2tcp_d_min = d2tcp_d_max = 1`, a measurement, not
+shipped) no flow is late. With TS (1000 Mb/s) and TS+PS (1500 Mb/s) the DS class gets more
+than 500 Mb/s, the bottleneck queue stays below 55 frames, nobody times out and no deadline
+is missed: the paper's 2/10 and 6/10 are not reproduced. Not tuned.
+
+Which reading of Eq. 1 the verdicts use: the printed R_w ← (1 + w)·R_w (`variant = "paper"`),
+because it is what the paper prints; spec §5.3.3 lists the text's "weighted additive increase"
+among the ambiguities [CHOICE], so Fig2d and Fig2c also report C3 under `variant =
+"additive"` (R_w + w·10 Mb/s per 5 ms) as a second reading, not judged. Under it C3's DS
+misses drop (Fig2d) and the LS round trip with DS in the network falls below the one without
+C3 (Fig2c); under the printed law both rise.
+
+Fig2b: ElasticSwitch guarantees a VM pair (spec §4.5), and both TS flows run SRC1 → DST1, so
+one limiter holds the pair's 500 Mb/s of frames (wire bytes; no tunnel without C3) and never
+goes below it; the two DCTCP flows share it and cut their windows in antiphase, so a flow's
+1 ms goodput swings between about 100 and 360 Mb/s (below 90% of its share in about 40% of
+1 ms bins) while the pair's sum stays at the link's payload rate. The finding judges the
+pair's limiter rate and each flow's goodput in 5 ms blocks (the control interval).
+
 Choices where the paper leaves values open:
+- Initial window 2 segments for every transport (C3 §3; spec §4.1), RTO_min and initial RTO
+  1 ms [CHOICE].
 - Fig 2c: seven 2 KB LS flows evenly spaced in every 2 ms; under ElasticSwitch each has a
   57 Mb/s guarantee (the class's 400 Mb/s / 7).
 - Figs 2d–3c, 10: DS rounds of five 92 KB (16 ms) + five 138 KB (20 ms) flows every 20 ms;
