@@ -44,7 +44,7 @@ from .framework import (
 
 TITLE = "C3: coexisting congestion controls through virtual elastic pipes (paper 002)"
 PRESET = "c3_coexist"
-EXPECTED_TIME = "reduced: about 2.6 min (106 runs) on two cores; --full: not measured (hours)"
+EXPECTED_TIME = "reduced: about 3 min (109 runs) on two cores; --full: not measured (hours)"
 
 #: Payload per wire frame: 1460 B in 1538 B (no tunnel) or 1566 B (C3's 28 B outer header).
 FRAME, FRAME_C3, MSS = 1538, 1566, 1460
@@ -1664,7 +1664,7 @@ Choices where the paper leaves values open:
   Chen et al. is available). Fig 8 loads: 0.3, 0.6, 0.9 (reduced) / 0.1 … 0.9 (full).
   Reduced: 200 ms of arrivals, flows starting in [10, 160) ms measured, 200 ms to drain,
   seeds 1–3; full: 1 s of arrivals, 0.5 s to drain, seeds 1–3.
-- Wall time, measured: the reduced scale is 106 runs in 2.6 min on two cores (`dcnsim
+- Wall time, measured: the reduced scale is 109 runs in 3.1 min on two cores (`dcnsim
   reproduce c3 -j 2`); the full scale is not measured (hours: run it in the background).
 - Motivation runs are deterministic flow lists (one seed): their intervals resample flows.
 """
