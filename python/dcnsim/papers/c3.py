@@ -470,15 +470,14 @@ _TREE_CAUSE = (
 )
 INVESTIGATED: dict[str, str] = {
     "Fig2d": (
-        "Measured after the miss metric compared the finish time with the absolute deadline "
-        "and the transports started with 2 segments (this report): C3 TS/DS/PS misses 90% "
-        "(Eq. 1/2) and 48% with (b), the second reading above; class goodput TS/DS/PS 682/"
-        "381/35 and 564/406/155 Mb/s. With C3 the DS flows time out inside their pipe (257 "
-        "timeouts under Eq. 1/2, 95 under (b)): the DS pipe's rate falls to its EDF floor "
-        "(below 100 Mb/s late in a round) and its shim queue holds up to 95 frames, beyond "
-        "the flows' 1 ms RTO (not investigated further). Before those two fixes (IW 10, "
-        f"misses against the FCT): {_ABL} 55% (Eq. 1/2), (a) 53%, (b) 48%, (c) 55%, (b+c) "
-        f"18%, (d) 0%. {_DUMBBELL_CAUSE}"
+        "Measured in this report's version (misses against the absolute deadline, initial "
+        "window 2, DS deadlines in the shim fixed): C3 TS/DS/PS misses 8% (Eq. 1/2) and 0% "
+        "with (b), the second reading above; without C3 none misses, so C3 cannot be fewer. "
+        "Under Eq. 1/2 the DS pipe swings between its EDF floor and twice its rate every 5 "
+        "ms (w = 1: x2 uncongested, x(1 - alpha) congested) and its flows time out inside "
+        "the pipe (32 timeouts in 10 rounds; 3 under (b)). Before those fixes: "
+        f"{_ABL} 55% (Eq. 1/2), (a) 53%, (b) 48%, (c) 55%, (b+c) 18%, (d) 0%. "
+        f"{_DUMBBELL_CAUSE}"
     ),
     "Fig5": (
         f"{_ABL} TS goodput with/without C3 x1.49 (Eq. 1/2), (a) x1.46, (b) x1.09, (c) x1.47, "
@@ -1615,7 +1614,13 @@ segments, as C3 §3 states ("most of the existing protocols start with initial c
 window of two packets"); with the profile's 10, a Base-DS round put 100 frames (2.5 ms at
 500 Mb/s) into the bottleneck at once, beyond the 1 ms initial RTO, and every DS flow took
 spurious timeouts (258 in 10 rounds, 1598 frames resent). Measured, `dcnsim reproduce c3
---figure Fig2d`: Base-DS 98% → 20% late, no timeouts.
+--figure Fig2d`: Base-DS 98% → 20% late, no timeouts. (3) C3's DS pipe took a flow's
+deadline as its start plus its (already absolute) deadline, so every flow starting after
+t = 0 looked due `start` later and its pipe's R_G was too small (Fig2d: about 250, 170, 130
+… Mb/s at the starts of rounds 2, 3, 4 … where EDF needs about 500), and the rounds after
+the first missed in cascade; fixed in the shim (`sim/shim.rs`). Measured at reduced scale,
+C3's DS misses before → after (3): Fig2d 90% → 8% (printed Eq. 1) and 48% → 0% (additive);
+Fig10 90% → 3%; Fig8a at load 0.9 78% → 42% (D2TCP alone 41%).
 
 Fig2d, Base-DS after the fixes: 2 of the 10 flows of every round are late, both 92 KB, by at
 most 0.4 ms. This is the model, not a defect found: the bottleneck is 500 Mb/s (C3 §2.2: "In
@@ -1631,9 +1636,12 @@ is missed: the paper's 2/10 and 6/10 are not reproduced. Not tuned.
 Which reading of Eq. 1 the verdicts use: the printed R_w ← (1 + w)·R_w (`variant = "paper"`),
 because it is what the paper prints; spec §5.3.3 lists the text's "weighted additive increase"
 among the ambiguities [CHOICE], so Fig2d and Fig2c also report C3 under `variant =
-"additive"` (R_w + w·10 Mb/s per 5 ms) as a second reading, not judged. Under it C3's DS
-misses drop (Fig2d) and the LS round trip with DS in the network falls below the one without
-C3 (Fig2c); under the printed law both rise.
+"additive"` (R_w + w·10 Mb/s per 5 ms) as a second reading, not judged. Measured (reduced):
+Fig2d C3 misses 8% under the printed law (without C3 0%, so `c3_fewer` fails), 0% under the
+additive reading; Fig2c's LS round trip with DS, relative to LS alone, is mean x1.73 / p99
+x7.5 under C3 with the printed law (x1.37 / x2.66 without C3) and x0.90 / x0.79 under the
+additive reading: the printed law's x2 / (1 − α) swings of the DS pipe every 5 ms queue LS
+behind it, the additive reading does not.
 
 Fig2b: ElasticSwitch guarantees a VM pair (spec §4.5), and both TS flows run SRC1 → DST1, so
 one limiter holds the pair's 500 Mb/s of frames (wire bytes; no tunnel without C3) and never
