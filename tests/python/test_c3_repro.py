@@ -1,6 +1,6 @@
 """C3 reproduction (issue 15): the registry, a tiny-scale run in which every figure produces a
-finding, and the motivation's physics: DS deadline misses grow as TS and PS join the
-bottleneck without C3 (C3-Fig2d), a DRR weight change lands only after the switch's
+finding, and the motivation's physics: the DS rounds alone and with TS and PS (C3-Fig2d;
+deadline misses against the absolute deadline), a DRR weight change lands only after the switch's
 configuration delay (C3-Fig3c), and the LS RTT rises when DS shares the queue (C3-Fig2c).
 
 The verdicts of the reduced scale are in ``dcnsim reproduce c3`` → report.md.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dcnsim
@@ -91,28 +92,64 @@ def _motiv_runs(tmp_path: Path, rounds: int = 3) -> dict:
     c3.plan_fig2d(ctx)
     c3.plan_fig2c(ctx)
     pool.run()
-    return {k: ctx.get(("2d", k)) for k in c3.FIG2D} | {
+    return {k: ctx.get(("2d", k)) for k in (*c3.FIG2D, c3.FIG2D_ADDITIVE)} | {
         "ls_alone": ctx.get(("2c", "alone")),
         "ls_ds": ctx.get(("2c", "ds")),
+        "ls_c3_additive": ctx.get(("2c", "c3", "additive")),
     }
 
 
-def test_motivation_sequence_direction(tmp_path: Path) -> None:
-    """C3-Fig2d without C3: adding PS (L2DCT) to TS/DS on the bottleneck raises the DS
-    misses. (Neither Base-DS meeting every deadline nor C3 missing fewer is asserted: they
-    do not hold here, and report.md says why — a Base-DS round needs 97% of 500 Mb/s in
-    payload, and C3's pipes as built leave the spare capacity to TS.) C3-Fig2c: DS in the
-    queue raises the LS round trip by more than 80% on average and its p99 by more than
-    150%, from an unloaded value near ideal."""
+def test_misses_count_against_the_absolute_deadline() -> None:
+    """``deadline_s`` in the flow table is an absolute time: a flow of the second round (start
+    20 ms, due 36 ms) that finishes at 39.9 ms missed by 3.9 ms, though its FCT (19.9 ms) is
+    below 36 ms. (The metric used to compare the FCT with the absolute deadline, which let
+    every late flow after the first round pass.)"""
+
+    class R:
+        flows = pd.DataFrame(
+            {
+                "class": ["ds"] * 4,
+                "start_s": [0.0, 0.02, 0.02, 0.02],
+                "fct_s": [0.0150, 0.0199, 0.0150, np.nan],
+                "finish_s": [0.0150, 0.0399, 0.0350, np.nan],
+                "deadline_s": [0.016, 0.036, 0.036, 0.036],
+                "completed": [True, True, True, False],
+                "in_window": [True] * 4,
+            }
+        )
+
+    assert c3.misses(R()).tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
+def test_motivation_ds_rounds_without_and_with_c3(tmp_path: Path) -> None:
+    """C3-Fig2d / 2c at three rounds. Base-DS (500 Mb/s): with the paper's initial window of
+    2 no flow times out (with 10, the ten flows' 100 first frames queue 2.5 ms, beyond the
+    1 ms initial RTO, and every flow timed out), every 138 KB flow is on time and at most
+    two 92 KB flows per round are late, by less than 1 ms (a round needs 97% of the link's
+    payload rate and D2TCP favours the 138 KB flows early). With TS (1000 Mb/s) and TS+PS
+    (1500 Mb/s) the DS flows get more than 500 Mb/s and miss nothing: the paper's 2/10 and
+    6/10 are not reproduced (report.md, Fig2d). C3's additive reading of Eq. 1 misses fewer
+    deadlines than the printed law, and under it the LS round trip with DS in the network is
+    below the one without C3. DS in the queue raises the LS round trip without C3."""
     r = _motiv_runs(tmp_path)
-    m = {k: float(c3.misses(v).mean()) for k, v in r.items() if k in c3.FIG2D}
-    assert m["Coexist-TS/DS/PS"] >= m["Coexist-TS/DS"], m
-    assert m["Coexist-TS/DS/PS"] > 0.0, m
+    base = c3._flows(r["Base-DS"], "ds")
+    late = c3.misses(r["Base-DS"]) > 0
+    assert int(base.rto_count.sum()) == 0
+    assert not late[base["size"].to_numpy() == 138000].any()
+    assert late.sum() <= 2 * 3, late.sum()
+    over = (base.finish_s - base.deadline_s)[late]
+    assert (over < 1e-3).all(), over.max()
+    for k in ("Coexist-TS/DS", "Coexist-TS/DS/PS"):
+        assert c3.misses(r[k]).sum() == 0, k
+    paper, additive = (c3.misses(r[k]).mean() for k in ("C3 TS/DS/PS", c3.FIG2D_ADDITIVE))
+    assert additive < paper, (additive, paper)
     la, lb = c3.ls_rtts(r["ls_alone"]), c3.ls_rtts(r["ls_ds"])
+    lc = c3.ls_rtts(r["ls_c3_additive"])
     ideal = c3.ls_base(r["ls_alone"])
     assert la.mean() <= 1.25 * ideal, (la.mean(), ideal)
-    assert lb.mean() >= 1.4 * la.mean(), (lb.mean(), la.mean())
-    assert np.quantile(lb, 0.99) >= 2.5 * np.quantile(la, 0.99)
+    assert lb.mean() >= 1.15 * la.mean(), (lb.mean(), la.mean())
+    assert np.quantile(lb, 0.99) >= 2.0 * np.quantile(la, 0.99)
+    assert lc.mean() < lb.mean() and np.quantile(lc, 0.99) < np.quantile(lb, 0.99)
 
 
 def test_reconfiguration_delay_costs_deadlines() -> None:
@@ -179,3 +216,21 @@ def test_additive_variant_is_accepted_by_the_core():
     sc["scheme"]["variant"] = "aimd"
     with pytest.raises(Exception, match="variant"):
         dcnsim.run(sc, progress=False)
+
+
+def test_base_ts_pair_limiter_holds_the_guarantee() -> None:
+    """C3-Fig2b: both TS flows run SRC1 → DST1, one ElasticSwitch VM pair guaranteed 500
+    Mb/s (spec §4.5). The limiter never drops below the guarantee and the pair sends the
+    link's 500 Mb/s of frames in every 5 ms interval; the two DCTCP flows inside share it,
+    each with its 250 Mb/s of frames in payload on average (±10%) and at least 85% of it in
+    every 5 ms block (their 1 ms goodput swings in antiphase)."""
+    classes = [c3.ts_cls("es", "ts1", n=1), c3.ts_cls("es", "ts2", n=1)]
+    res = dcnsim.run(c3.motiv(500, classes, "es", 60), progress=False)
+    ps = res.pipe_samples
+    assert (ps.rate_bps >= ps.guarantee_bps).all()
+    assert (ps[ps.t_s > 0.02].sent_bps >= 0.99 * 500e6).all(), ps.sent_bps.min()
+    ref = c3.payload(250e6, False)
+    for k in ("ts1", "ts2"):
+        b = c3.blocks(c3.goodput_bins(res, k, 0.02), 5)
+        assert abs(b.mean() / ref - 1) <= 0.1, (k, b.mean())
+        assert b.min() >= 0.85 * ref, (k, b.min())

@@ -479,6 +479,8 @@ impl Shim {
             let d = &desc[f as usize];
             d.size.saturating_sub(self.flows[f as usize].sent) as f64
         };
+        // A flow's absolute deadline (FlowDesc::deadline is start + the relative deadline).
+        let d_due = |f: u32| desc[f as usize].deadline;
         if n == 0 {
             (0.0, 0.0, NIL)
         } else {
@@ -501,8 +503,12 @@ impl Shim {
                         .flows
                         .iter()
                         .filter_map(|&f| {
-                            let d = &desc[f as usize];
-                            let due = d.start + d.deadline?;
+                            // `FlowDesc::deadline` is already absolute (start + the
+                            // workload's deadline; scenario/build.rs), so TD_f = due − now
+                            // (spec §5.3.4). Adding the start again once made every flow
+                            // that starts after t = 0 look `start` later due than it is,
+                            // and its pipe's R_G too small.
+                            let due = d_due(f)?;
                             (due > now).then(|| (remaining(f), (due - now) as f64 / SEC as f64))
                         })
                         .collect();
@@ -511,10 +517,7 @@ impl Shim {
                         .flows
                         .iter()
                         .copied()
-                        .min_by_key(|&f| {
-                            let d = &desc[f as usize];
-                            (d.deadline.map_or(Time::MAX, |x| d.start + x), f)
-                        })
+                        .min_by_key(|&f| (d_due(f).unwrap_or(Time::MAX), f))
                         .unwrap_or(NIL);
                     (g, g, high)
                 }
