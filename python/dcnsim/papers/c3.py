@@ -224,6 +224,13 @@ def star(classes: list[dict[str, Any]], mode: str, duration_ms: float) -> dict[s
     }
 
 
+#: The spec's other reading of C3's ambiguous choices (§5.3.3), run as a second arm of the
+#: tree figures' C3 runs: Eq. 1 as the text's "weighted additive increase" (R_w + w x 10 Mb/s
+#: per 5 ms interval) and a starting pipe at its host's line rate / busy pipes instead of R_G.
+#: The verdicts stay on the printed law and default start (``variant = "paper"``, ``start =
+#: "guarantee"``).
+OTHER_READING: dict[str, str] = {"variant": "additive", "start": "share"}
+
 #: DS deadlines in the tree [CHOICE]: exponential, mean 40 ms, at least 5 ms.
 TREE_DEADLINE = {"kind": "exp", "mean": "40ms", "min": "5ms"}
 
@@ -237,13 +244,15 @@ def tree(
     load: float = 0.3,
     oversub: bool = False,
     inner: str = "paper",
+    reading: str = "printed",
 ) -> dict[str, Any]:
     """C3-SIM-BASE: a two-tier tree (1 spine; 4 racks × 10 hosts [CHOICE], or the 3:1
     oversubscribed 4 × 30), 1 Gb/s edge, 10 Gb/s core, 37.5 µs per link (max RTT 300 µs),
     250 KB per port, K = 20. DS and PS: Poisson at ``load`` of the host links (or, with
     ``oversub``, of the 4 × 10 Gb/s core uplinks, all inter-rack), sizes from ``cdf``; TS: one
     long flow per host to a distinct host with 300 Mb/s guarantee (oversubscribed: 10
-    inter-rack TS flows with 100 Mb/s). ``inner = "dctcp"`` runs DCTCP for DS and PS."""
+    inter-rack TS flows with 100 Mb/s). ``inner = "dctcp"`` runs DCTCP for DS and PS.
+    ``reading = "other"`` (C3 runs only) sets the scheme keys of :data:`OTHER_READING`."""
     hpl = 30 if oversub else 10
     n = 4 * hpl
     dur = scale.tree_ms
@@ -293,7 +302,7 @@ def tree(
         "switch": _switch(1, None, "250KB"),
         "host": {"queues": 1, "scheduler": {"kind": "fifo"}},
         "transports": TRANSPORTS,
-        "scheme": scheme_of(mode, classes),
+        "scheme": {**scheme_of(mode, classes), **(OTHER_READING if reading == "other" else {})},
         "classes": classes,
         "run": {
             "duration": f"{dur:g}ms",
