@@ -1034,21 +1034,49 @@ def t_ts(rs: Sequence[Any], c: Ctx, per_flow: float, n: int) -> list[np.ndarray]
 
 ALL3 = ("ds", "ps", "ts")
 
+#: The tree key of the second arm (:data:`OTHER_READING` in the C3 runs).
+OTHER: dict[str, str] = {"reading": "other"}
+OTHER_LABEL = "other reading (variant additive + start share)"
+
+
+def _lbl(rd: dict[str, str]) -> str:
+    return f"{OTHER_LABEL}: " if rd else ""
+
+
+def _two_readings(body: Callable[[Ctx, Finding, dict[str, str]], None]) -> Callable:
+    """A tree figure's evaluation under both readings of C3's ambiguous choices: the verdict,
+    statistics and plot on the printed law (``body(c, fd, {})``); the other reading's numbers
+    (``other_*`` statistics) and its own verdict, with the rule parts it missed, appended to
+    the row's "ours"."""
+
+    def ev(c: Ctx, fd: Finding) -> None:
+        body(c, fd, {})
+        alt = Finding(fd.figure, fd.claim, fd.rule)
+        body(c, alt, OTHER)
+        fd.stats |= {f"other_{k}": v for k, v in alt.stats.items()}
+        why = f" {alt.note}" if alt.note else ""
+        fd.ours = f"{fd.ours} ‖ {OTHER_LABEL}: {alt.ours}; its verdict: {alt.verdict}{why}"
+        _c3_note(fd)
+
+    return ev
+
 
 def plan_fig6(c: Ctx) -> None:
     for cdf in c.scale.workloads:
         for mode in ("es", "c3"):
             add_tree(c, WORKLOADS[cdf], ALL3, mode)
+        add_tree(c, WORKLOADS[cdf], ALL3, "c3", **OTHER)
 
 
-def eval_fig6(c: Ctx, fd: Finding) -> None:
+def _fig6(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     parts, stats, ours = {}, {}, []
     gains = {}
     for w in c.scale.workloads:
         a = tree_runs(c, WORKLOADS[w], ALL3, "es")
-        b = tree_runs(c, WORKLOADS[w], ALL3, "c3")
-        c.point(f"{w} without C3", a, sum(len(r.flows) for r in a))
-        c.point(f"{w} with C3", b, sum(len(r.flows) for r in b))
+        b = tree_runs(c, WORKLOADS[w], ALL3, "c3", **rd)
+        if not rd:  # the same runs under both readings
+            c.point(f"{w} without C3", a, sum(len(r.flows) for r in a))
+        c.point(_lbl(rd) + f"{w} with C3", b, sum(len(r.flows) for r in b))
         g = ratio_iv(t_fct(a), t_fct(b))
         md = miss_ratio_iv(t_miss(a), t_miss(b))
         dd = diff_iv(t_miss(a), t_miss(b))
@@ -1068,7 +1096,6 @@ def eval_fig6(c: Ctx, fd: Finding) -> None:
     fd.stats = stats
     fd.ours = "; ".join(ours)
     fd.judge(**parts)
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ws = list(c.scale.workloads)
@@ -1095,15 +1122,16 @@ def plan_fig7(c: Ctx) -> None:
     for objs in (*FIG7A.values(), *FIG7B.values()):
         for mode in ("es", "c3"):
             add_tree(c, "websearch", objs, mode)
+        add_tree(c, "websearch", objs, "c3", **OTHER)
     add_tree(c, "websearch", ("ps",), "none")
 
 
-def eval_fig7a(c: Ctx, fd: Finding) -> None:
+def _fig7a(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     parts, stats, ours, best = {}, {}, [], []
     for k, objs in FIG7A.items():
         a = tree_runs(c, "websearch", objs, "es")
-        b = tree_runs(c, "websearch", objs, "c3")
-        c.point(f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
+        b = tree_runs(c, "websearch", objs, "c3", **rd)
+        c.point(_lbl(rd) + f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
         ma, mb = mean_iv(t_miss(a)), mean_iv(t_miss(b))
         red = miss_ratio_iv(t_miss(a), t_miss(b))
         best.append(red)
@@ -1115,7 +1143,6 @@ def eval_fig7a(c: Ctx, fd: Finding) -> None:
     fd.stats = stats
     fd.ours = "DS miss ratio without → with C3: " + "; ".join(ours)
     fd.judge(**parts)
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ks = list(FIG7A)
@@ -1133,13 +1160,13 @@ def eval_fig7a(c: Ctx, fd: Finding) -> None:
     fd.plot = plot
 
 
-def eval_fig7b(c: Ctx, fd: Finding) -> None:
+def _fig7b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     stats, ours = {}, []
     fc = {}
     for k, objs in FIG7B.items():
         a = tree_runs(c, "websearch", objs, "es")
-        b = tree_runs(c, "websearch", objs, "c3")
-        c.point(f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
+        b = tree_runs(c, "websearch", objs, "c3", **rd)
+        c.point(_lbl(rd) + f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
         fc[k] = (t_fct(a), t_fct(b))
         ga = mean_iv(t_fct(a))
         gb = mean_iv(t_fct(b))
@@ -1147,7 +1174,8 @@ def eval_fig7b(c: Ctx, fd: Finding) -> None:
         stats |= {f"{k}_afct_es_s": ga, f"{k}_afct_c3_s": gb, f"{k}_gain": g}
         ours.append(f"{k}: {_ms(ga)} → {_ms(gb)} (×{g})")
     alone = tree_runs(c, "websearch", ("ps",), "none")
-    c.point("PS alone (L2DCT)", alone, sum(len(r.flows) for r in alone))
+    if not rd:  # the same runs under both readings
+        c.point("PS alone (L2DCT)", alone, sum(len(r.flows) for r in alone))
     hurt_ds = ratio_iv(fc["PS+DS"][0], t_fct(alone))
     stats["ps_with_ds_over_alone"] = hurt_ds
     fd.stats = stats
@@ -1158,7 +1186,6 @@ def eval_fig7b(c: Ctx, fd: Finding) -> None:
         c3_4x_with_ts_ds=band(stats["PS+TS+DS_gain"], *effect_band(4.0)),
         ds_alone_not_hurt=band(hurt_ds, -math.inf, 1.2),
     )
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         ks = list(FIG7B)
@@ -1181,15 +1208,16 @@ def plan_fig8(c: Ctx) -> None:
         for o in ("ds", "ps"):
             for mode in ("none", "c3"):
                 add_tree(c, "websearch", (o,), mode, load=load)
+            add_tree(c, "websearch", (o,), "c3", load=load, **OTHER)
 
 
-def eval_fig8a(c: Ctx, fd: Finding) -> None:
+def _fig8a(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     loads = list(c.scale.loads)
     ma, mb, red, parts = [], [], [], {}
     for ld in loads:
         a = tree_runs(c, "websearch", ("ds",), "none", load=ld)
-        b = tree_runs(c, "websearch", ("ds",), "c3", load=ld)
-        c.point(f"load {ld:g}", a + b, sum(len(r.flows) for r in a + b))
+        b = tree_runs(c, "websearch", ("ds",), "c3", load=ld, **rd)
+        c.point(_lbl(rd) + f"load {ld:g}", a + b, sum(len(r.flows) for r in a + b))
         ma.append(mean_iv(t_miss(a)))
         mb.append(mean_iv(t_miss(b)))
         red.append(miss_ratio_iv(t_miss(a), t_miss(b)))
@@ -1204,7 +1232,6 @@ def eval_fig8a(c: Ctx, fd: Finding) -> None:
         for ld, x, y in zip(loads, ma, mb, strict=True)
     )
     fd.judge(**parts)
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         lines(ax, loads, {"D2TCP": ma, "C3": mb}, xlabel="load", ylabel="deadline-miss ratio")
@@ -1212,13 +1239,13 @@ def eval_fig8a(c: Ctx, fd: Finding) -> None:
     fd.plot = plot
 
 
-def eval_fig8b(c: Ctx, fd: Finding) -> None:
+def _fig8b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     loads = list(c.scale.loads)
     ga, gb, gain = [], [], []
     for ld in loads:
         a = tree_runs(c, "websearch", ("ps",), "none", load=ld)
-        b = tree_runs(c, "websearch", ("ps",), "c3", load=ld)
-        c.point(f"load {ld:g}", a + b, sum(len(r.flows) for r in a + b))
+        b = tree_runs(c, "websearch", ("ps",), "c3", load=ld, **rd)
+        c.point(_lbl(rd) + f"load {ld:g}", a + b, sum(len(r.flows) for r in a + b))
         ga.append(mean_iv(t_fct(a)).scaled(1e3))
         gb.append(mean_iv(t_fct(b)).scaled(1e3))
         gain.append(ratio_iv(t_fct(a), t_fct(b)))
@@ -1231,7 +1258,6 @@ def eval_fig8b(c: Ctx, fd: Finding) -> None:
         similar_at_low_load=band(gain[0], 0.9, 1.1),
         better_at_high_load=band(gain[-1], 1 + 1e-9),
     )
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         lines(ax, loads, {"L2DCT": ga, "C3": gb}, xlabel="load", ylabel="PS AFCT (ms)")
@@ -1242,13 +1268,15 @@ def eval_fig8b(c: Ctx, fd: Finding) -> None:
 def plan_fig9o(c: Ctx) -> None:
     for mode in ("es", "c3"):
         add_tree(c, "websearch", ALL3, mode, oversub=True)
+    add_tree(c, "websearch", ALL3, "c3", oversub=True, **OTHER)
 
 
-def eval_fig9o(c: Ctx, fd: Finding) -> None:
+def _fig9o(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     a = tree_runs(c, "websearch", ALL3, "es", oversub=True)
-    b = tree_runs(c, "websearch", ALL3, "c3", oversub=True)
-    c.point("without C3", a, sum(len(r.flows) for r in a))
-    c.point("with C3", b, sum(len(r.flows) for r in b))
+    b = tree_runs(c, "websearch", ALL3, "c3", oversub=True, **rd)
+    if not rd:  # the same runs under both readings
+        c.point("without C3", a, sum(len(r.flows) for r in a))
+    c.point(_lbl(rd) + "with C3", b, sum(len(r.flows) for r in b))
     g = ratio_iv(t_fct(a), t_fct(b))
     md = miss_ratio_iv(t_miss(a), t_miss(b))
     fd.stats = {"ps_gain": g, "ds_miss_ratio": md}
@@ -1260,7 +1288,6 @@ def eval_fig9o(c: Ctx, fd: Finding) -> None:
         ps_20pct=band(g, *effect_band(1.2)),
         ds_marginal=band(md, 0.95, 1.5),
     )
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         bars(ax, ["PS AFCT", "DS misses"], {"without / with C3": [g, md]}, xlabel="", ylabel="×")
@@ -1272,13 +1299,15 @@ def plan_fig9t(c: Ctx) -> None:
     for mode in ("es", "c3"):
         add_tree(c, "websearch", ALL3, mode)
     add_tree(c, "websearch", ALL3, "c3", inner="dctcp")
+    add_tree(c, "websearch", ALL3, "c3", **OTHER)
+    add_tree(c, "websearch", ALL3, "c3", inner="dctcp", **OTHER)
 
 
-def eval_fig9t(c: Ctx, fd: Finding) -> None:
+def _fig9t(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     a = tree_runs(c, "websearch", ALL3, "es")
-    b = tree_runs(c, "websearch", ALL3, "c3")
-    d = tree_runs(c, "websearch", ALL3, "c3", inner="dctcp")
-    c.point("C3 with DCTCP inside", d, sum(len(r.flows) for r in d))
+    b = tree_runs(c, "websearch", ALL3, "c3", **rd)
+    d = tree_runs(c, "websearch", ALL3, "c3", inner="dctcp", **rd)
+    c.point(_lbl(rd) + "C3 with DCTCP inside", d, sum(len(r.flows) for r in d))
     g = ratio_iv(t_fct(a), t_fct(d))
     ma, mb, md = (mean_iv(t_miss(x)) for x in (a, b, d))
     fd.stats = {"ps_gain_dctcp": g, "miss_es": ma, "miss_c3": mb, "miss_c3_dctcp": md}
@@ -1291,7 +1320,6 @@ def eval_fig9t(c: Ctx, fd: Finding) -> None:
         ds_better_than_d2tcp=band(diff_iv(t_miss(a), t_miss(d)), 1e-9),
         ds_worse_than_c3_d2tcp=band(diff_iv(t_miss(d), t_miss(b)), 1e-9),
     )
-    _c3_note(fd)
 
     def plot(ax: Any) -> None:
         bars(
@@ -1303,6 +1331,15 @@ def eval_fig9t(c: Ctx, fd: Finding) -> None:
         )
 
     fd.plot = plot
+
+
+eval_fig6 = _two_readings(_fig6)
+eval_fig7a = _two_readings(_fig7a)
+eval_fig7b = _two_readings(_fig7b)
+eval_fig8a = _two_readings(_fig8a)
+eval_fig8b = _two_readings(_fig8b)
+eval_fig9o = _two_readings(_fig9o)
+eval_fig9t = _two_readings(_fig9t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1472,6 +1509,16 @@ or no scheme when only DS or PS runs), "with C3" puts every class in per-objecti
 [CHOICE]. C3's coordinator runs with its defaults (every 5 ms: admission control, and
 network-wide scale factors with equal policy shares per objective).
 
+Two readings of C3 on the tree (Figs 6–9). The spec leaves two choices of the pipe law open
+(§5.3.3): the printed Eq. 1 is multiplicative though the text calls it a "weighted additive
+increase", and a new pipe's initial R_w may be R_G or line rate / number of pipes. Every
+verdict is on the printed law with a new pipe at R_G (`variant = "paper"`, `start =
+"guarantee"`, the defaults). Each tree figure's C3 runs are repeated under the other reading,
+`variant = "additive"` (R_w + w·10 Mb/s per 5 ms) with `start = "share"` (a pipe that starts,
+new or back from idle, at its host's line rate / busy pipes); the row's "ours" gives that
+arm's numbers after "‖" and its own verdict under the same rule, so it shows whether the
+paper's direction appears under the spec's other reading. The runs without C3 are shared.
+
 Metrics: TS goodput per 1 ms (dumbbell, star) or 5 ms (tree) interval, from the per-class
 goodput samples, against the guarantee's payload (1460 of 1538 B per frame; 1460 of 1566 B
 inside C3's tunnel); LS RTT = time from a 2 KB LS flow's start until its sender has the ACK of
@@ -1498,8 +1545,9 @@ Fig5's TS ratio from 1.49 to 1.09; the FujiZ reading (`variant = "fujiz"`) gives
 482, PS 541 Mb/s. Starting new pipes higher changes nothing there. (2) On the tree (Figs
 6–9) a new pipe starts at R_G and moves once per 5 ms, while most (source, destination)
 pipes of Poisson traffic are new when a flow arrives: starting them at line rate / busy
-pipes (a temporary build) brings DS misses at load 0.9 from 38% to 22% and PS AFCT to
-L2DCT's (Fig8b ×0.99/0.87/0.98), but no ablation makes C3 beat the runs without it.
+pipes (then a temporary build, now `start = "share"`) brought DS misses at load 0.9 from 38%
+to 22% and PS AFCT to L2DCT's (Fig8b ×0.99/0.87/0.98), but no ablation made C3 beat the
+runs without it.
 Normalising weights per objective across the network instead of per host (a temporary
 build) fixes neither: equal w < 1 leaves Fig10's PS at 36 Mb/s, and on the tree the many DS
 pipes get tiny weights (DS misses about 50%). The reproduction runs the printed law
