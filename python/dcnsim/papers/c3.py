@@ -44,7 +44,7 @@ from .framework import (
 
 TITLE = "C3: coexisting congestion controls through virtual elastic pipes (paper 002)"
 PRESET = "c3_coexist"
-EXPECTED_TIME = "reduced: about 2.6 min (106 runs) on two cores; --full: not measured (hours)"
+EXPECTED_TIME = "reduced: about 4-6 min (148 runs) on two cores; --full: not measured (hours)"
 
 #: Payload per wire frame: 1460 B in 1538 B (no tunnel) or 1566 B (C3's 28 B outer header).
 FRAME, FRAME_C3, MSS = 1538, 1566, 1460
@@ -461,12 +461,26 @@ _DUMBBELL_CAUSE = (
     "is the cause here."
 )
 _TREE_CAUSE = (
-    "Cause here (confirmed by (c), partly): a new pipe starts at R_G (PS: 1 MTU / 2 RTT, DS: "
-    "its EDF rate) and changes only once per 5 ms, while most (source, destination) pipes of "
-    "the Poisson traffic are new or idle when a flow arrives, so short flows finish at about "
-    "R_G. (b) alone cuts TS's excess but ramps new pipes even slower (10 Mb/s per 5 ms) and "
-    "makes PS worse; (d) brings TS near its guarantee but gives the many DS pipes tiny "
-    "weights (DS misses about 50%). Even (b+c) does not beat the runs without C3."
+    "Cause here (confirmed by (c), which changes only the start): a new pipe starts at R_G "
+    "(PS: 1 MTU / 2 RTT, DS: its EDF rate) and changes only once per 5 ms; with Poisson "
+    "traffic many flows find their (source, destination) pipe new or idle (not counted "
+    "here), and a short flow can end before its pipe's rate has moved. With (c) alone C3's "
+    "DS misses where DS runs alone fall to D2TCP's (Fig8a) and PS AFCT near L2DCT's (Fig8b), "
+    "but under neither start is C3 better than the runs without it beyond the intervals. "
+    "(b) alone cuts TS's excess over its guarantee and some DS misses in the mixes but makes "
+    "PS slower (a new pipe ramps by 10 Mb/s per 5 ms); (b+c) is close to (c) except for TS's "
+    "smaller excess."
+)
+#: The tree figures' ablations, measured again with the coordinator and the shipped keys:
+#: each changes one scheme key in the C3 runs; (b+c) is the row's second arm.
+_ABL_TREE = (
+    "MEASURED with the coordinator (reduced scale, seeds 1-3; the C3 runs under the printed "
+    'law and start, (b) variant = "additive", (c) start = "share", (b+c) both, i.e. the '
+    "row's other reading; runs without C3 shared):"
+)
+_BEFORE = (
+    "Before the coordinator existed ((a) variant fujiz, (d) weights normalised per objective "
+    "across the network; (c), (d) temporary builds):"
 )
 INVESTIGATED: dict[str, str] = {
     "Fig2d": (
@@ -490,7 +504,11 @@ INVESTIGATED: dict[str, str] = {
         "payload (not investigated)."
     ),
     "Fig6": (
-        f"{_ABL} WS: DS misses 35.1% (Eq. 1/2), (a) 32.2%, (b) 27.3%, (c) 21.6%, (b+c) 20.9%, "
+        f"{_ABL_TREE} WS DS misses 41.5 / 31.2 / 22.2 / 20.1% (printed / (b) / (c) / (b+c); "
+        "without C3 16.2%); WS PS AFCT gain x0.519 / 0.534 / 0.674 / 0.662; WS TS / guarantee "
+        "2.26 / 1.34 / 1.88 / 1.48 (without 1.24); MR DS misses 18.3 / 13.8 / 2.3 / 2.3% "
+        "(without 1.6%), MR PS gain x0.321 / 0.375 / 0.807 / 0.972. "
+        f"{_BEFORE} WS: DS misses 35.1% (Eq. 1/2), (a) 32.2%, (b) 27.3%, (c) 21.6%, (b+c) 20.9%, "
         "(d) 53.9% (without C3 16.2%); PS AFCT gain x0.555, (a) x0.509, (b) x0.532, (c) "
         "x0.654, (b+c) x0.633, (d) x0.645; TS / guarantee WS/DM/MR 1.82/2.85/1.63, (a) "
         "1.64/2.48/1.53, (b) 1.21/1.60/1.09, (c) 1.67/2.89/1.31, (b+c) 1.32/2.42/1.03, (d) "
@@ -498,32 +516,48 @@ INVESTIGATED: dict[str, str] = {
         f"2.5%, (d) 22.0% (without 1.6%). {_TREE_CAUSE}"
     ),
     "Fig7a": (
-        f"{_ABL} DS misses with C3, DS+PS / DS+TS / DS+TS+PS: 19.6/33.5/35.1% (Eq. 1/2), (a) "
+        f"{_ABL_TREE} DS misses DS+PS / DS+TS / DS+TS+PS: printed 15.7/41.0/41.5%, (b) "
+        "17.0/30.4/31.2%, (c) 10.8/19.1/22.2%, (b+c) 11.9/15.5/20.1% (without C3 "
+        "12.4/14.7/16.2%). "
+        f"{_BEFORE} DS misses with C3, DS+PS / DS+TS / DS+TS+PS: 19.6/33.5/35.1% (Eq. 1/2), (a) "
         "17.8/30.7/32.2%, (b) 19.8/26.3/27.3%, (c) 13.9/20.4/21.6%, (b+c) 14.2/17.8/20.9%, "
         f"(d) 49.0/53.4/53.9% (without C3 12.4/14.7/16.2%). {_TREE_CAUSE}"
     ),
     "Fig7b": (
-        f"{_ABL} PS AFCT with C3, PS+DS / PS+TS / PS+TS+DS: 53.6/53.1/52.8 ms (Eq. 1/2), (a) "
+        f"{_ABL_TREE} PS AFCT PS+DS / PS+TS / PS+TS+DS: printed 54.4/50.2/56.5 ms, (b) "
+        "57.9/51.6/54.8, (c) 41.4/37.7/43.5, (b+c) 39.9/38.2/44.3 (without C3 "
+        "38.1/23.4/29.3). "
+        f"{_BEFORE} PS AFCT with C3, PS+DS / PS+TS / PS+TS+DS: 53.6/53.1/52.8 ms (Eq. 1/2), (a) "
         "56.4/48.7/57.6, (b) 62.4/54.4/55.1, (c) 43.4/37.5/44.8, (b+c) 43.3/32.9/46.3, (d) "
         f"51.0/42.6/45.4 (without C3 38.1/23.4/29.3). {_TREE_CAUSE}"
     ),
     "Fig8a": (
-        f"{_ABL} C3 misses at loads 0.3/0.6/0.9: 15.2/28.3/38.4% (Eq. 1/2), (a) "
+        f"{_ABL_TREE} C3 misses at loads 0.3/0.6/0.9: printed 11.3/23.0/25.3%, (b) "
+        "14.2/24.4/25.2%, (c) 8.2/13.0/15.0%, (b+c) 9.0/13.6/14.3% (D2TCP "
+        "10.8/13.9/15.1%). "
+        f"{_BEFORE} C3 misses at loads 0.3/0.6/0.9: 15.2/28.3/38.4% (Eq. 1/2), (a) "
         "13.7/25.4/34.6%, (b) 17.0/28.8/41.1%, (c) 10.3/16.4/21.5%, (b+c) 11.3/17.1/21.7%, "
         f"(d) 46.6/48.8/50.7% (D2TCP 10.8/13.9/15.1%). {_TREE_CAUSE}"
     ),
     "Fig8b": (
-        f"{_ABL} AFCT gain L2DCT / C3 at loads 0.3/0.6/0.9: x0.76/0.70/0.80 (Eq. 1/2), (a) "
+        f"{_ABL_TREE} AFCT gain L2DCT / C3 at loads 0.3/0.6/0.9: printed x0.76/0.70/0.80, "
+        "(b) x0.49/0.54/0.67, (c) x1.00/0.87/0.97, (b+c) x0.85/0.79/0.94. "
+        f"{_BEFORE} AFCT gain L2DCT / C3 at loads 0.3/0.6/0.9: x0.76/0.70/0.80 (Eq. 1/2), (a) "
         "x0.68/0.69/0.78, (b) x0.49/0.54/0.67, (c) x0.99/0.87/0.98, (b+c) x0.84/0.78/0.93, "
         f"(d) x0.58/0.69/0.93. {_TREE_CAUSE}"
     ),
     "Fig9-oversub": (
-        f"{_ABL} PS AFCT gain x0.637 (Eq. 1/2), (a) x0.638, (b) x0.445, (c) x0.82; DS misses "
+        f"{_ABL_TREE} PS AFCT gain printed x0.679, (b) x0.445, (c) x0.847, (b+c) x0.733; "
+        "DS misses 9.8%, (b) 10.3%, (c) 7.5%, (b+c) 7.7% (without C3 7.7%). "
+        f"{_BEFORE} PS AFCT gain x0.637 (Eq. 1/2), (a) x0.638, (b) x0.445, (c) x0.82; DS misses "
         "8.8%, (a) 10.1%, (b) 8.8%, (c) 8.0% (without C3 7.7%); (b+c), (d) not run. "
         f"{_TREE_CAUSE}"
     ),
     "Fig9-transport": (
-        f"{_ABL} DS misses C3+D2TCP / C3+DCTCP: 35.1/34.8% (Eq. 1/2), (a) 32.2/32.7%, (b) "
+        f"{_ABL_TREE} DS misses C3+D2TCP / C3+DCTCP: printed 41.5/42.5%, (b) "
+        "31.2/31.4%, (c) 22.2/22.4%, (b+c) 20.1/20.6% (originals 16.2%); PS AFCT "
+        "gain x0.509, (b) x0.519, (c) x0.618, (b+c) x0.618. "
+        f"{_BEFORE} DS misses C3+D2TCP / C3+DCTCP: 35.1/34.8% (Eq. 1/2), (a) 32.2/32.7%, (b) "
         "27.3/27.6%, (c) 21.6/21.9% (originals 16.2%); PS AFCT gain x0.484, (a) x0.518, (b) "
         f"x0.51, (c) x0.634; (b+c), (d) not run. {_TREE_CAUSE}"
     ),
@@ -1547,7 +1581,15 @@ Fig5's TS ratio from 1.49 to 1.09; the FujiZ reading (`variant = "fujiz"`) gives
 pipes of Poisson traffic are new when a flow arrives: starting them at line rate / busy
 pipes (then a temporary build, now `start = "share"`) brought DS misses at load 0.9 from 38%
 to 22% and PS AFCT to L2DCT's (Fig8b ×0.99/0.87/0.98), but no ablation made C3 beat the
-runs without it.
+runs without it. Measured again with the coordinator and the shipped key (one change,
+`start = "share"`): Fig8a's C3 misses at load 0.3 / 0.6 / 0.9 go from 11 / 23 / 25% to
+8 / 13 / 15% (D2TCP 11 / 14 / 15%), Fig8b's AFCT gain from ×0.76 / 0.70 / 0.80 to ×1.00 /
+0.87 / 0.97, the web-search mix's DS misses from 41.5% to 22.2% (without C3 16.2%); the
+other reading (additive + share, each row's second arm) is close to `share` alone, with
+TS's excess over its guarantee smaller (web search 1.48× vs 1.88×). Under it no tree
+finding holds either: DS misses, and PS AFCT where PS runs alone, come within the intervals
+of the runs without C3, PS in the mixes with TS stays slower (web search AFCT ×0.66), and
+nowhere does C3 show the paper's gains.
 Normalising weights per objective across the network instead of per host (a temporary
 build) fixes neither: equal w < 1 leaves Fig10's PS at 36 Mb/s, and on the tree the many DS
 pipes get tiny weights (DS misses about 50%). The reproduction runs the printed law
@@ -1579,8 +1621,11 @@ Choices where the paper leaves values open:
   Chen et al. is available). Fig 8 loads: 0.3, 0.6, 0.9 (reduced) / 0.1 … 0.9 (full).
   Reduced: 200 ms of arrivals, flows starting in [10, 160) ms measured, 200 ms to drain,
   seeds 1–3; full: 1 s of arrivals, 0.5 s to drain, seeds 1–3.
-- Wall time, measured: the reduced scale is 106 runs in 2.6 min on two cores (`dcnsim
-  reproduce c3 -j 2`); the full scale is not measured (hours: run it in the background).
+- Wall time, measured: the reduced scale is 148 runs (106, plus 42 for the other reading of
+  the tree's C3 runs) in 5.8 min on two cores shared with other jobs (`dcnsim reproduce c3
+  -j 2`; the runs' own times sum to 615 s, the other reading's 199 s of it; before it, 106
+  runs took 2.6 min on two free cores); the full scale is not measured (hours: run it in
+  the background).
 - Motivation runs are deterministic flow lists (one seed): their intervals resample flows.
 """
 
