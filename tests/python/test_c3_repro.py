@@ -80,6 +80,11 @@ def test_every_figure_produces_a_finding(tiny: dict) -> None:
         assert f.verdict in (HOLDS, NO, INCONCLUSIVE), (k, f.verdict, f.ours)
         assert f.ours and not f.ours.startswith("not available"), k
         assert f.points, k
+    # The tree figures carry the other reading of C3's choices (variant additive + start
+    # share) as a second arm: its numbers and own verdict in the row, its statistics too.
+    for k in ("Fig6", "Fig7a", "Fig7b", "Fig8a", "Fig8b", "Fig9-oversub", "Fig9-transport"):
+        assert c3.OTHER_LABEL in fs[k].ours and "its verdict:" in fs[k].ours, k
+        assert any(s.startswith("other_") for s in fs[k].stats), k
     text = (tiny["out"] / "report.md").read_text()
     assert "| Fig10 |" in text and "Choices where the paper leaves values open" in text
     assert (tiny["out"] / "figures" / "Fig3c.png").is_file()
@@ -234,3 +239,20 @@ def test_base_ts_pair_limiter_holds_the_guarantee() -> None:
         b = c3.blocks(c3.goodput_bins(res, k, 0.02), 5)
         assert abs(b.mean() / ref - 1) <= 0.1, (k, b.mean())
         assert b.min() >= 0.85 * ref, (k, b.min())
+
+
+def test_other_reading_sets_the_scheme_keys_and_start_errors_name_the_key():
+    """The tree's second arm differs from the printed reading only in ``scheme.variant`` and
+    ``scheme.start``; the runs without C3 have no such arm. A bad ``start`` names the key."""
+    printed = c3.tree("websearch", ("ds",), "c3", TINY)
+    other = c3.tree("websearch", ("ds",), "c3", TINY, reading="other")
+    assert printed["scheme"] == {"kind": "c3"}
+    assert other["scheme"] == {"kind": "c3", "variant": "additive", "start": "share"}
+    assert {k: v for k, v in other.items() if k != "scheme"} == {
+        k: v for k, v in printed.items() if k != "scheme"
+    }
+    assert dcnsim.config.prepare(other).normalized["scheme"]["start"] == "share"
+    other["scheme"]["start"] = "line"
+    with pytest.raises(dcnsim.ConfigError) as e:
+        dcnsim.validate(other)
+    assert e.value.path == "scheme.start"

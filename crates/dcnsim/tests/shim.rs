@@ -347,6 +347,7 @@ fn bad_shim_keys_name_the_key() {
             "",
             "scheme.feedback",
         ),
+        (r#"{"kind": "c3", "start": "line"}"#, "", "scheme.start"),
         (
             r#"{"kind": "c3", "report_bytes": "10B"}"#,
             "",
@@ -641,4 +642,138 @@ fn c3_feedback_as_report_packets() {
             "a rate update {o} ps after its tick"
         );
     }
+}
+
+/// C3's `start` (spec §5.3.3 ambiguity "initial R_w (suggest R_G or line-rate/num
+/// pipes)"). Host 0 has a busy BE pipe (a 1 GB flow to host 3 from t = 0) when a 1 MB PS
+/// flow to host 4 starts at 12 ms (a created pipe), and a second one at 202 ms, after the
+/// first finished (the PS pipe returns from idle). Returns, per moment: the BE and PS pipes'
+/// R_w just before and just after the 12 ms start, the PS pipe's R_G after it, its first
+/// sample (the 12–15 ms interval), its R_w before and after the 202 ms return, and the
+/// smallest R_w − R_G of any sample of the run.
+struct StartProbe {
+    be_before: f64,
+    be_after: f64,
+    ps_after: f64,
+    ps_r_g: f64,
+    first_sent_bps: f64,
+    ret_before: f64,
+    ret_after: f64,
+    ret_idle: bool,
+    min_margin: f64,
+}
+
+fn start_probe(start: &str) -> StartProbe {
+    let classes = r#"{"name": "be", "transport": "t", "workload": {"kind": "flows", "list": [
+            {"src": 0, "dst": 3, "size": "1GB", "start": 0}]}},
+        {"name": "ps", "transport": "ps", "objective": "ps", "workload": {"kind": "flows", "list": [
+            {"src": 0, "dst": 4, "size": "1MB", "start": "12ms"},
+            {"src": 0, "dst": 4, "size": "1MB", "start": "202ms"}]}}"#;
+    let json = scenario(
+        "1Gbps",
+        &format!(r#"{{"kind": "c3", "start": "{start}"}}"#),
+        classes,
+        "250ms",
+        "0ms",
+    );
+    let us = 1_000_000u64; // ps
+    let at = |t: u64| {
+        let b = build_until(&json, t);
+        let sh = b.sim.shim.as_ref().unwrap();
+        let be = sh.find(0, 3, Objective::Be).unwrap() as usize;
+        let ps = sh.find(0, 4, Objective::Ps).map(|p| p as usize);
+        (
+            sh.pipes[be].r_w,
+            ps.map(|p| {
+                (
+                    sh.pipes[p].r_w,
+                    sh.pipes[p].r_g,
+                    sh.pipes[p].flows.is_empty(),
+                )
+            }),
+        )
+    };
+    let (be_before, ps0) = at(12_000 * us - us);
+    assert!(ps0.is_none(), "the PS pipe exists before its first flow");
+    let (be_after, ps1) = at(12_000 * us + us);
+    let (ps_after, ps_r_g, _) = ps1.unwrap();
+    let (_, ret0) = at(202_000 * us - us);
+    let (ret_before, _, ret_idle) = ret0.unwrap();
+    let (_, ret1) = at(202_000 * us + us);
+    let ret_after = ret1.unwrap().0;
+    // The whole run: R_w ≥ R_G at every control interval of every pipe (spec §5.3.3).
+    let full = build_until(&json, 250_000 * us);
+    let sh = full.sim.shim.as_ref().unwrap();
+    let ps = sh.find(0, 4, Objective::Ps).unwrap() as usize;
+    let min_margin = sh
+        .samples
+        .iter()
+        .map(|s| s.rate - s.r_g)
+        .fold(f64::INFINITY, f64::min);
+    let first = sh
+        .samples
+        .iter()
+        .find(|s| s.pipe as usize == ps)
+        .expect("a PS sample");
+    assert_eq!(first.t, 15_000 * us, "{first:?}");
+    StartProbe {
+        be_before,
+        be_after,
+        ps_after,
+        ps_r_g,
+        first_sent_bps: first.sent_bps,
+        ret_before,
+        ret_after,
+        ret_idle,
+        min_margin,
+    }
+}
+
+#[test]
+fn c3_start_guarantee_or_share_sets_a_new_pipes_first_rate() {
+    let g = start_probe("guarantee");
+    let s = start_probe("share");
+    for (name, p) in [("guarantee", &g), ("share", &s)] {
+        eprintln!(
+            "{name}: PS R_w at start {:.1} Mb/s (R_G {:.1}), first interval released {:.1} \
+             Mb/s; BE R_w {:.1} → {:.1} Mb/s; PS R_w before / after its return {:.1} / {:.1} \
+             Mb/s",
+            p.ps_after / 1e6,
+            p.ps_r_g / 1e6,
+            p.first_sent_bps / 1e6,
+            p.be_before / 1e6,
+            p.be_after / 1e6,
+            p.ret_before / 1e6,
+            p.ret_after / 1e6
+        );
+        // R_w ≥ R_G in every sample of every pipe, under either start.
+        assert!(
+            p.min_margin >= 0.0,
+            "{name}: R_w < R_G by {}",
+            -p.min_margin
+        );
+        // The other (BE) pipe of the host keeps its R_w when the PS pipe starts.
+        assert_eq!(p.be_before, p.be_after, "{name}");
+        // The first PS flow finished: the pipe was idle before the second one.
+        assert!(p.ret_idle, "{name}: the PS pipe was still busy at 202 ms");
+        // PS guarantee: 1 MTU per 2 RTT = 1538 B × 8 / 600 µs.
+        assert!((p.ps_r_g - 1538.0 * 8.0 / 600e-6).abs() < 1.0, "{name}");
+    }
+    // `guarantee`: the created pipe starts at R_G and releases at most that in its first
+    // (12–15 ms) interval, i.e. 3/5 of R_G over the 5 ms of the sample; the returning pipe
+    // resumes from the R_w it had when it went idle.
+    assert_eq!(g.ps_after, g.ps_r_g);
+    assert!(g.first_sent_bps <= 0.6 * g.ps_r_g + 1538.0 * 8.0 / 5e-3);
+    assert_eq!(g.ret_after, g.ret_before.max(g.ps_r_g));
+    // `share`: the host's line (1 Gb/s) over its two busy pipes (BE and the new PS), at
+    // creation and again at the return from idle, and the first interval releases far more
+    // than R_G (the flow's slow start fills most of it).
+    assert_eq!(s.ps_after, 500e6);
+    assert_eq!(s.ret_after, 500e6);
+    assert!(
+        s.first_sent_bps > 5.0 * g.first_sent_bps && s.first_sent_bps > 100e6,
+        "share's first interval released {:.1} Mb/s, guarantee's {:.1}",
+        s.first_sent_bps / 1e6,
+        g.first_sent_bps / 1e6
+    );
 }

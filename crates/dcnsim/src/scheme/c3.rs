@@ -65,6 +65,22 @@ pub enum C3Variant {
     Additive,
 }
 
+/// A pipe's initial weighted rate R_w when it starts, i.e. when a flow joins it while it is
+/// idle (no active flow, empty queue): a pipe's creation, or its return after an idle
+/// stretch (spec §5.3.3 ambiguity: "initial R_w (suggest R_G or line-rate/num pipes)").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum C3Start {
+    /// A created pipe starts at R_w = R_G; a pipe returning from idle resumes from the R_w
+    /// it had when it went idle (floored at its new R_G).
+    #[default]
+    Guarantee,
+    /// Every start (creation or return from idle) sets R_w = line / n, with line the source
+    /// host's link rate and n the host's busy pipes counting this one (busy: an active flow
+    /// or queued packets), then R_w ≥ R_G. The host's other pipes keep their R_w.
+    Share,
+}
+
 /// How the receiver shim's per-interval marked fraction reaches the sender (spec §5.3.2:
 /// "delivers this information back to the sender").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -123,6 +139,8 @@ pub struct C3Config {
     pub interval: Dur,
     /// `paper` (Eq. 1/2), `fujiz` or `additive`.
     pub variant: C3Variant,
+    /// A starting pipe's R_w: `guarantee` (R_G) or `share` (line / busy pipes).
+    pub start: C3Start,
     /// EWMA gain of the congestion level α ← (1 − g)·α + g·F (spec §5.3.3 CHOICE: 1/16).
     pub g: f64,
     /// Outer IP/UDP header bytes per data packet (§5.3.2; 20 B IPv4 + 8 B UDP).
@@ -175,6 +193,7 @@ impl Default for C3Config {
         C3Config {
             interval: Dur(5 * MS),
             variant: C3Variant::Paper,
+            start: C3Start::Guarantee,
             g: 1.0 / 16.0,
             encap: Bytes(28),
             mark_k: 20,
@@ -283,6 +302,13 @@ impl C3Config {
         }
         super::elasticswitch::check_queue(self.mark_k, self.queue_limit, self.bucket)
     }
+}
+
+/// The `share` start of a pipe (spec §5.3.3 ambiguity, its "line-rate/num pipes"): the
+/// source host's line rate `line` (bits/s) split equally over its `busy` pipes, this one
+/// included (`busy` ≥ 1), floored at R_G.
+pub fn share_start(line: f64, busy: usize, r_g: f64) -> f64 {
+    (line / busy.max(1) as f64).max(r_g)
 }
 
 /// One interval of the pipe-level weighted control (spec §5.3.3), `paper` variant.
@@ -469,6 +495,15 @@ mod tests {
         let aimd = run(&|r, m| additive(r, 1e6, 0.5, 1.0, m, 10e6, 1e9));
         assert!(mimd > 5.0, "Eq. 1/2 ratio {mimd}");
         assert!(aimd < 1.2, "additive ratio {aimd}");
+    }
+
+    #[test]
+    fn share_start_splits_the_line_over_busy_pipes_above_the_guarantee() {
+        assert_eq!(share_start(1e9, 1, 20e6), 1e9);
+        assert_eq!(share_start(1e9, 4, 20e6), 250e6);
+        // Never below R_G (a TS pipe whose guarantee exceeds its share).
+        assert_eq!(share_start(1e9, 4, 300e6), 300e6);
+        assert_eq!(share_start(1e9, 0, 0.0), 1e9);
     }
 
     #[test]

@@ -24,8 +24,11 @@
 //!   without delay or loss [simplification]; with C3's `feedback = "packet"` as a report
 //!   packet from the receiving host through the fabric, the law running on its arrival —
 //!   and the scheme's law sets the new rate (ES: weighted AIMD with
-//!   R ≥ G; C3: Eq. 1/2 or `fujiz`, R_w ≥ R_G). Guarantees and weights are re-derived from
-//!   the pipes' active flows.
+//!   R ≥ G; C3: Eq. 1/2, `fujiz` or `additive`, R_w ≥ R_G). Guarantees and weights are
+//!   re-derived from the pipes' active flows.
+//! * **Start** (C3 `start`; spec §5.3.3 "initial R_w"): a pipe starts when a flow joins it
+//!   while it is idle. `guarantee`: a created pipe at R_G, a returning one from its last R_w;
+//!   `share`: at the host's line rate over its busy pipes (`start_pipe`).
 //!
 //! * **Coordinator** (C3 only, `coordinator = true`; spec §5.3.5): every
 //!   `coordinator_interval` (a multiple of the control interval, at a control tick, before
@@ -45,7 +48,7 @@ use super::{Ecmp, Event, Sim, MAX_EVENT_INDEX};
 use crate::net::buffer::DropReason;
 use crate::packet::Packet;
 use crate::packet::{flags, tunnel, PktId, PktKind, PktList, NIL};
-use crate::scheme::c3::{self, C3Config, C3Feedback, C3Variant, Objective, N_OBJECTIVES};
+use crate::scheme::c3::{self, C3Config, C3Feedback, C3Start, C3Variant, Objective, N_OBJECTIVES};
 use crate::scheme::elasticswitch::{self, ElasticSwitchConfig};
 use crate::transport::NEVER;
 use dcnsim_engine::{Time, SEC};
@@ -283,11 +286,12 @@ impl Shim {
             deficit: [0.0; 2],
             cur: 0,
             high: NIL,
-            // Initial R_w (spec §5.3.3 CHOICE between R_G and line / pipes): R_G, set by
-            // `derive` when the first flow joins. A new pipe then grows by Eq. 1 only while
-            // the path is uncongested, instead of flooding it for a control interval
-            // (line / pipes let a PS burst drop packets of an established DS pipe for the
-            // 5 ms before the first feedback).
+            // Initial R_w (spec §5.3.3 CHOICE between R_G and line / pipes): `start =
+            // "guarantee"` (default) leaves 0 here, so `derive` raises it to R_G when the
+            // first flow joins; the pipe then grows by Eq. 1 only while the path is
+            // uncongested, instead of flooding it for a control interval (line / pipes let
+            // a PS burst drop packets of an established DS pipe for the 5 ms before the
+            // first feedback). `start = "share"`: `start_pipe` sets line / busy pipes.
             r_w: 0.0,
             r_g: 0.0,
             weight: 0.0,
@@ -307,6 +311,36 @@ impl Shim {
             path: Vec::new(),
         });
         p
+    }
+
+    /// Whether pipe `p` is busy: an active flow, or packets in its queue.
+    fn busy(&self, p: u32) -> bool {
+        let pp = &self.pipes[p as usize];
+        !(pp.flows.is_empty() && pp.q[0].is_empty() && pp.q[1].is_empty())
+    }
+
+    /// A flow is about to join pipe `p` (an arrival, or a demotion to BE). If the pipe is
+    /// idle this is its start (a creation or a return from idle), and with C3's `start =
+    /// "share"` its R_w becomes the source host's line rate over the host's busy pipes,
+    /// this one included (spec §5.3.3 CHOICE "line-rate/num pipes"; `c3::share_start`).
+    /// The host's other pipes keep their R_w [CHOICE: the spec's rule sets only the
+    /// initial rate; Eq. 2 cuts them at the next marked interval if the sum overloads the
+    /// path]; α keeps its value. `derive` then floors R_w at the new R_G (LS: R_w = R_G).
+    /// With `start = "guarantee"` nothing happens here: a created pipe starts at R_G, a
+    /// returning one from the R_w it had.
+    fn start_pipe(&mut self, p: u32, now: Time) {
+        if !matches!(&self.law, Law::C3(c) if c.start == C3Start::Share) || self.busy(p) {
+            return;
+        }
+        let src = self.pipes[p as usize].src as usize;
+        let others = self.host_pipes[src]
+            .iter()
+            .filter(|&&q| q != p && self.busy(q))
+            .count();
+        // The bucket's debt is settled at the old rate before the rate changes.
+        self.settle(p as usize, now);
+        let pp = &mut self.pipes[p as usize];
+        pp.r_w = c3::share_start(self.line[src], others + 1, 0.0);
     }
 
     /// The time the pipe's head may leave (≤ now: at once).
@@ -645,6 +679,7 @@ impl Sim {
             return;
         }
         let p = sh.pipe_for(src, dst, cl.objective);
+        sh.start_pipe(p, now);
         sh.flows[f as usize] = FlowShim {
             pipe: p,
             sent: 0,
@@ -965,6 +1000,7 @@ impl Sim {
                     let e = sh.pipes[to as usize].entropy;
                     sh.pipes[to as usize].path = self.pipe_path(src, dst, e);
                 }
+                sh.start_pipe(to, now);
                 sh.pipes[to as usize].flows.push(f);
                 sh.pipes[to as usize].stats.flows += 1;
                 let fs = &mut sh.flows[f as usize];
