@@ -243,4 +243,29 @@ mod tests {
         assert_eq!(e.rttvar(), 5 * MS + 3 * MS / 32);
         assert_eq!(e.srtt(), Some(9 * MS));
     }
+
+    #[test]
+    fn cached_rto_follows_samples_and_backoff() {
+        // The stored RTO must equal the formula after every input change, in every mode
+        // (release builds skip the debug assertion in `rto`).
+        for mode in [RtoMode::Rfc6298, RtoMode::Linux, RtoMode::Static(3 * MS)] {
+            let mut e = est(mode);
+            assert_eq!(e.rto(), e.compute_rto());
+            for (i, r) in [100 * US, 5 * MS, 40 * US, 2 * SEC, 900 * US]
+                .iter()
+                .enumerate()
+            {
+                e.on_sample(*r);
+                assert_eq!(e.rto(), e.compute_rto(), "{mode:?} sample {i}");
+                for k in 0..=i {
+                    e.on_timeout();
+                    assert_eq!(e.rto(), e.compute_rto(), "{mode:?} sample {i} backoff {k}");
+                }
+            }
+            for _ in 0..70 {
+                e.on_timeout();
+            }
+            assert_eq!(e.rto(), e.compute_rto());
+        }
+    }
 }

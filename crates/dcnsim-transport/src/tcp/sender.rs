@@ -763,7 +763,11 @@ impl TcpSender {
             // The common case, the general formula below with nothing SACKed, nothing deemed
             // lost (`lost_end` is `snd_una` in the open phase with an empty scoreboard)
             // and no RACK/TLT re-loss: FlightSize plus the retransmissions above snd_una.
-            let r = if self.sack { self.rxt.clamp(una, nxt) } else { una };
+            let r = if self.sack {
+                self.rxt.clamp(una, nxt)
+            } else {
+                una
+            };
             let pipe = (nxt - una) + (r - una);
             debug_assert_eq!(pipe, self.pipe_general());
             return pipe;
