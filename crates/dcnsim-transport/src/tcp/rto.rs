@@ -21,11 +21,14 @@ pub struct RtoEstimator {
     /// RTTVAR (RFC 6298) or mdev (Linux mode).
     rttvar: Time,
     backoff: u32,
+    /// `rto()`, recomputed whenever an input changes (a sample, a timeout): the sender
+    /// restarts its timer on every ACK and reads it there.
+    cur: Time,
 }
 
 impl RtoEstimator {
     pub fn new(cfg: &TcpConfig) -> Self {
-        RtoEstimator {
+        let mut e = RtoEstimator {
             mode: cfg.rto_mode,
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max.max(cfg.rto_min),
@@ -34,7 +37,10 @@ impl RtoEstimator {
             srtt: None,
             rttvar: 0,
             backoff: 0,
-        }
+            cur: 0,
+        };
+        e.cur = e.compute_rto();
+        e
     }
 
     pub fn srtt(&self) -> Option<Time> {
@@ -82,6 +88,7 @@ impl RtoEstimator {
             }
         }
         self.backoff = 0;
+        self.cur = self.compute_rto();
     }
 
     /// The RTO before backoff.
@@ -106,7 +113,13 @@ impl RtoEstimator {
     }
 
     /// The current RTO including backoff (RFC 6298 (5.5)), capped at `rto_max`.
+    #[inline]
     pub fn rto(&self) -> Time {
+        debug_assert_eq!(self.cur, self.compute_rto());
+        self.cur
+    }
+
+    fn compute_rto(&self) -> Time {
         let b = self.base_rto();
         match self.mode {
             RtoMode::Static(_) => b,
@@ -125,6 +138,7 @@ impl RtoEstimator {
     pub fn on_timeout(&mut self) {
         if !matches!(self.mode, RtoMode::Static(_)) && self.rto() < self.rto_max {
             self.backoff += 1;
+            self.cur = self.compute_rto();
         }
     }
 }
@@ -228,5 +242,30 @@ mod tests {
         e.on_sample(2 * MS); // err = -8 ms, |err| 8 > mdev 5 -> mdev = 5 + 3/32 ms
         assert_eq!(e.rttvar(), 5 * MS + 3 * MS / 32);
         assert_eq!(e.srtt(), Some(9 * MS));
+    }
+
+    #[test]
+    fn cached_rto_follows_samples_and_backoff() {
+        // The stored RTO must equal the formula after every input change, in every mode
+        // (release builds skip the debug assertion in `rto`).
+        for mode in [RtoMode::Rfc6298, RtoMode::Linux, RtoMode::Static(3 * MS)] {
+            let mut e = est(mode);
+            assert_eq!(e.rto(), e.compute_rto());
+            for (i, r) in [100 * US, 5 * MS, 40 * US, 2 * SEC, 900 * US]
+                .iter()
+                .enumerate()
+            {
+                e.on_sample(*r);
+                assert_eq!(e.rto(), e.compute_rto(), "{mode:?} sample {i}");
+                for k in 0..=i {
+                    e.on_timeout();
+                    assert_eq!(e.rto(), e.compute_rto(), "{mode:?} sample {i} backoff {k}");
+                }
+            }
+            for _ in 0..70 {
+                e.on_timeout();
+            }
+            assert_eq!(e.rto(), e.compute_rto());
+        }
     }
 }

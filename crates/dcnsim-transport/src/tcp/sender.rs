@@ -751,7 +751,32 @@ impl TcpSender {
         self.flow
     }
     /// RFC 6675 `pipe` (= FlightSize without SACK outside RTO recovery).
+    #[inline]
     pub fn bytes_in_flight(&self) -> u64 {
+        let una = self.snd_una;
+        let nxt = self.snd_nxt;
+        if self.phase == Phase::Open
+            && self.sb.is_empty()
+            && self.rack.is_none()
+            && self.tlt.is_none()
+        {
+            // The common case, the general formula below with nothing SACKed, nothing deemed
+            // lost (`lost_end` is `snd_una` in the open phase with an empty scoreboard)
+            // and no RACK/TLT re-loss: FlightSize plus the retransmissions above snd_una.
+            let r = if self.sack {
+                self.rxt.clamp(una, nxt)
+            } else {
+                una
+            };
+            let pipe = (nxt - una) + (r - una);
+            debug_assert_eq!(pipe, self.pipe_general());
+            return pipe;
+        }
+        self.pipe_general()
+    }
+
+    /// RFC 6675 `pipe` in general (see [`Self::bytes_in_flight`]).
+    fn pipe_general(&self) -> u64 {
         let una = self.snd_una;
         let nxt = self.snd_nxt;
         let l = self.lost_end().clamp(una, nxt);

@@ -101,7 +101,12 @@ impl Fate {
             return; // older than anything tracked: cannot matter any more
         }
         let off = (idx - self.base) as usize;
-        if off >= self.copies.len() {
+        if off == self.copies.len() {
+            // The usual case: the next new segment.
+            self.copies.push_back(1);
+            return;
+        }
+        if off > self.copies.len() {
             self.copies.resize(off + 1, 0);
         }
         self.copies[off] += 1;
