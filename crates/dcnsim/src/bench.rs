@@ -19,6 +19,10 @@
 //! - `websearch_poisson` / `_1e8` / `_1e9`: a k = 4 fat tree under DCTCP with Poisson
 //!   web-search arrivals at 60% load for 50 ms, 0.7 s and 7 s (about 4e6, 1e8 and 1e9
 //!   events): peak memory against run length (the last runs only when named).
+//! - `reflex_workload`: a shortened run of REFLEX Figs 13–17 (Workload 2 under REFLEX, as
+//!   `dcnsim reproduce reflex` plans it): 20 hosts on one switch, 10 Gb/s, DRR 90/10 with
+//!   RED at 65 packets, DCTCP with the paper's timers, flexible 250 MB Poisson flows
+//!   (α = 1) at 20% of the host links beside regular 100 kB flows at 2%, 0.3 s.
 
 use crate::run::{run_built_with, RunMeta};
 use crate::scenario::build::FsReader;
@@ -38,6 +42,7 @@ pub const NAMES: &[&str] = &[
     "scale_fattree16",
     "websearch_poisson",
     "websearch_poisson_1e8",
+    "reflex_workload",
 ];
 
 /// Benchmarks run only when named (they take minutes).
@@ -150,6 +155,25 @@ pub fn scenario(name: &str) -> Option<String> {
         "websearch_poisson" => websearch_poisson(name, "50ms"),
         "websearch_poisson_1e8" => websearch_poisson(name, "700ms"),
         "websearch_poisson_1e9" => websearch_poisson(name, "7s"),
+        // The devices, packets and TCP settings of python/dcnsim/scenarios/reflex.toml and the
+        // classes of python/dcnsim/papers/reflex.py's `workload_overrides("wl2", "reflex")`.
+        "reflex_workload" => r#"{"name": "bench-reflex-workload", "seed": 1,
+                "topology": {"kind": "star", "hosts": 20, "link": {"rate": "10Gbps", "delay": "1us"}},
+                "packet": {"mtu": 1432, "eth_overhead": 2, "min_wire": 54, "tcp_timestamps": true},
+                "switch": {"queues": 2, "scheduler": {"kind": "drr", "weights": [90, 10]}, "queue_limit": "466pkt",
+                           "port_limit": "932pkt", "ecn": {"kind": "step", "k": "65pkt"}},
+                "host": {"queues": 2, "scheduler": {"kind": "drr", "weights": [90, 10]}, "queue_limit": "466pkt",
+                         "ecn": {"kind": "step", "k": "65pkt"}, "driver_queue": 20},
+                "scheme": {"kind": "reflex", "interval": "5ms", "warmup": 1, "measure": 1, "exploit": 3, "low_priority": 1},
+                "transports": {"dctcp": {"cc": "dctcp", "dctcp_g": 0.0625, "init_cwnd": 10, "sack": true, "rto_min": "1ms",
+                               "rto_init": "2ms", "clock_granularity": "1ms", "delayed_ack": true, "delack_count": 2,
+                               "delack_timeout": "1ms", "rwnd": "1MiB"}},
+                "classes": [{"name": "flexible", "priority": 0, "transport": "dctcp", "alpha": 1.0,
+                             "workload": {"kind": "poisson", "sizes": {"fixed": "250MB"}, "load": 0.2}},
+                            {"name": "regular", "priority": 0, "transport": "dctcp",
+                             "workload": {"kind": "poisson", "sizes": {"fixed": "100kB"}, "load": 0.02}}],
+                "run": {"duration": "300ms", "horizon": "300ms"}}"#
+            .to_string(),
         _ => return None,
     };
     Some(j)
