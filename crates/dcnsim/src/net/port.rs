@@ -421,7 +421,11 @@ impl Port {
         self.pkts -= 1;
         if self.q[qi].is_empty() {
             self.nonempty &= !(1 << qi);
-            self.drr.on_empty(qi);
+            // Only DRR queues hold a deficit (a strict or FIFO queue's is never charged):
+            // skipping the others keeps the DRR state's cold line out of a FIFO port's hop.
+            if prof.sched.drr_mask & (1 << qi) != 0 {
+                self.drr.on_empty(qi);
+            }
         }
         let st = &mut self.stats[qi];
         st.pkts_out += 1;

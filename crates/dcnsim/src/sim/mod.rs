@@ -130,15 +130,20 @@ impl Packable for Event {
     }
 }
 
+/// Field order is fixed (`repr(C)`, 64-byte aligned) so that what a hop reads of a switch
+/// (its kind, ECMP salt and shared pool) is one cache line; the name comes last.
+#[repr(C, align(64))]
 pub struct Node {
     pub kind: NodeKind,
-    pub name: String,
     pub first_port: u32,
     pub n_ports: u32,
-    pub pool: SharedPool,
     /// Per-switch ECMP hash salt.
     pub salt: u64,
+    pub pool: SharedPool,
+    pub name: String,
 }
+
+const _: () = assert!(std::mem::offset_of!(Node, name) <= 64);
 
 /// Per-run fabric counters.
 #[derive(Clone, Debug, Default)]
