@@ -269,8 +269,10 @@ impl Sim {
     ) -> Sim {
         let h = g.n_hosts();
         let adj = g.adjacency();
-        let mut ports = Vec::new();
-        let mut nodes = Vec::new();
+        // Sized once: `Port` and `Node` are over-aligned, and growing such a `Vec` copies it
+        // (the allocator cannot resize an over-aligned block in place).
+        let mut ports = Vec::with_capacity(adj.iter().map(|a| a.len()).sum());
+        let mut nodes = Vec::with_capacity(g.nodes.len());
         let mut node_ports = Vec::new();
         for (i, info) in g.nodes.iter().enumerate() {
             let first = ports.len() as u32;
