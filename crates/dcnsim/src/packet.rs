@@ -77,9 +77,11 @@ pub mod colour {
 }
 
 /// Field order is fixed (`repr(C)`) so that everything a switch hop reads or writes (link,
-/// sizes, destination, entropy, class, flags, arrival time) sits in the first cache line.
+/// sizes, destination, entropy, class, flags, arrival time) sits in the first cache line;
+/// the 64-byte alignment makes that line a line of the cache (the arena's slots start on
+/// line boundaries instead of wherever the allocator put the buffer).
 #[derive(Clone, Copy, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Packet {
     /// Intrusive list link (queue or wire).
     pub next: PktId,

@@ -130,15 +130,20 @@ impl Packable for Event {
     }
 }
 
+/// Field order is fixed (`repr(C)`, 64-byte aligned) so that what a hop reads of a switch
+/// (its kind, ECMP salt and shared pool) is one cache line; the name comes last.
+#[repr(C, align(64))]
 pub struct Node {
     pub kind: NodeKind,
-    pub name: String,
     pub first_port: u32,
     pub n_ports: u32,
-    pub pool: SharedPool,
     /// Per-switch ECMP hash salt.
     pub salt: u64,
+    pub pool: SharedPool,
+    pub name: String,
 }
+
+const _: () = assert!(std::mem::offset_of!(Node, name) <= 64);
 
 /// Per-run fabric counters.
 #[derive(Clone, Debug, Default)]
@@ -264,8 +269,10 @@ impl Sim {
     ) -> Sim {
         let h = g.n_hosts();
         let adj = g.adjacency();
-        let mut ports = Vec::new();
-        let mut nodes = Vec::new();
+        // Sized once: `Port` and `Node` are over-aligned, and growing such a `Vec` copies it
+        // (the allocator cannot resize an over-aligned block in place).
+        let mut ports = Vec::with_capacity(adj.iter().map(|a| a.len()).sum());
+        let mut nodes = Vec::with_capacity(g.nodes.len());
         let mut node_ports = Vec::new();
         for (i, info) in g.nodes.iter().enumerate() {
             let first = ports.len() as u32;
