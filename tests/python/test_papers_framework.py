@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from dcnsim.papers import framework as fw
 from dcnsim.papers.framework import HOLDS, INCONCLUSIVE, NO, Interval
@@ -57,3 +58,32 @@ def test_bootstrap_keeps_infinite_tails() -> None:
     iv = fw.bootstrap(lambda v: np.percentile(v, 99.5, method="higher"), seeds)
     assert not math.isnan(iv.hi) and iv.hi == math.inf
     assert fw.band(iv, 0, 5) in (NO, INCONCLUSIVE)
+
+
+def test_a_failed_reproduction_keeps_its_finished_runs(tmp_path, monkeypatch, capsys) -> None:
+    """A reproduction that fails after some runs finished (e.g. a worker killed by the kernel)
+    keeps them in out/runs so the same command resumes; one that finished nothing leaves no
+    directory behind."""
+    from dcnsim.papers import reflex
+
+    def fail_after_one_run(self, out, *a, **k):
+        d = out / "runs" / "abc"
+        d.mkdir(parents=True)
+        (d / "meta.json").write_text("{}")
+        raise RuntimeError("worker terminated abruptly")
+
+    monkeypatch.setattr(fw.Reproduction, "run", fail_after_one_run)
+    out = tmp_path / "repro"
+    with pytest.raises(RuntimeError, match="abruptly"):
+        reflex.REPRO.reproduce(out, progress=False)
+    assert (out / "runs" / "abc" / "meta.json").exists()
+    assert "1 finished runs kept" in capsys.readouterr().err
+
+    def fail_at_once(self, out, *a, **k):
+        raise RuntimeError("bad")
+
+    monkeypatch.setattr(fw.Reproduction, "run", fail_at_once)
+    out2 = tmp_path / "repro2"
+    with pytest.raises(RuntimeError, match="bad"):
+        reflex.REPRO.reproduce(out2, progress=False)
+    assert not out2.exists()

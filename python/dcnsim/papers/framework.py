@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -411,8 +412,19 @@ class Reproduction:
             fs = self.run(out, sc, subset, jobs=jobs, progress=progress)
             self.write_report(out, fs, sc, time.monotonic() - t0, subset=subset is not None)
         except BaseException:
-            if not existed:
+            # Finished runs are a cache (`out/runs/<hash>/`, each written whole): a failure
+            # later (a worker killed, an interrupt) must not take hours of them with it, and
+            # the same command resumes from them. Only a directory this call created and that
+            # holds no finished run is removed.
+            kept = sum(1 for _ in out.glob("runs/*/meta.json"))
+            if not existed and not kept:
                 shutil.rmtree(out, ignore_errors=True)
+            elif kept:
+                print(
+                    f"dcnsim reproduce: {kept} finished runs kept in {out / 'runs'}; the same "
+                    "command resumes from them",
+                    file=sys.stderr,
+                )
             raise
         return fs
 
