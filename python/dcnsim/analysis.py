@@ -375,6 +375,7 @@ END_REASONS: dict[str, str] = {
     "max_events": "stopped at the event limit (run.max_events)",
     "idle": "nothing left to simulate",
     "pfc_deadlock": "PFC deadlock: nothing left to simulate, a pause cycle holds traffic",
+    "memory_limit": "stopped: the packets held reached the memory limit's share (run.memory_limit)",
     "interrupted": "interrupted",
 }
 

@@ -29,6 +29,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,10 +158,31 @@ def _readable(run_dir: Path) -> bool:
     return True
 
 
-def _run_one(prep: config.Prepared, run_dir: str) -> str:
-    """Worker: simulate and save one run (atomically)."""
+#: Suffix of the marker a worker keeps next to a run's directory while it simulates it.
+RUNNING_MARK = ".running"
+
+
+def running_marker(run_dir: str | os.PathLike[str]) -> Path:
+    """The marker of a run in flight: ``<runs>/.<hash>.running``, holding the worker's pid."""
+    d = Path(run_dir)
+    return d.parent / f".{d.name}{RUNNING_MARK}"
+
+
+def _simulate_and_save(prep: config.Prepared, run_dir: str) -> None:
     res = api.run_prepared(prep, progress=False)
     res.save(run_dir)
+
+
+def _run_one(prep: config.Prepared, run_dir: str) -> str:
+    """Worker: simulate and save one run (atomically). While it runs, a marker next to its
+    directory names the worker's pid: a worker killed from outside (the kernel's OOM
+    killer) cannot say which run it had, the marker it leaves behind does (`execute`)."""
+    mark = running_marker(run_dir)
+    mark.write_text(str(os.getpid()))
+    try:
+        _simulate_and_save(prep, run_dir)
+    finally:
+        mark.unlink(missing_ok=True)
     return run_dir
 
 
@@ -295,6 +317,8 @@ def execute(
     runs_dir = Path(out_dir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(runs_dir)
+    for m in runs_dir.glob(f".*{RUNNING_MARK}"):  # left by workers killed in earlier sweeps
+        m.unlink(missing_ok=True)
     build = _native.build_id()
     todo = [r for r in runs if not _cached(runs_dir / r.hash, build)]
     failures: list[tuple[SweepRun, BaseException]] = []
@@ -356,7 +380,36 @@ def execute(
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
-    return len(todo) - len(failures), failures
+    return len(todo) - len(failures), _in_flight_first(failures, runs_dir)
+
+
+def _in_flight_first(
+    failures: list[tuple[SweepRun, BaseException]], runs_dir: Path
+) -> list[tuple[SweepRun, BaseException]]:
+    """When a worker process dies (killed by the OOM killer or a signal), the pool fails every
+    run not yet finished with the same error, in no useful order. The runs whose marker is
+    still there were being simulated when it happened: they go first and say so (the others
+    were only queued), so a report names the run that was in flight, not an arbitrary one."""
+    if not any(isinstance(e, BrokenProcessPool) for _, e in failures):
+        return failures
+    flight: list[tuple[SweepRun, BaseException]] = []
+    queued: list[tuple[SweepRun, BaseException]] = []
+    for r, e in failures:
+        mark = running_marker(runs_dir / r.hash)
+        if isinstance(e, BrokenProcessPool) and mark.exists():
+            pid = mark.read_text().strip()
+            mark.unlink(missing_ok=True)
+            msg = (
+                f"its worker process (pid {pid}) died while simulating this run (killed "
+                f"from outside, e.g. by the kernel's OOM killer: `dmesg` names the pid; or "
+                f"ended by the pool because another worker died): {e}"
+            )
+            flight.append((r, RuntimeError(msg)))
+        elif isinstance(e, BrokenProcessPool):
+            queued.append((r, RuntimeError(f"not run: a worker process died ({e})")))
+        else:
+            flight.append((r, e))
+    return flight + queued
 
 
 def _import_ray() -> Any:

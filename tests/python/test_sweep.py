@@ -219,3 +219,35 @@ def test_longest_first_batches_give_the_same_saved_runs(
     n, failures = sw.execute(runs, tmp_path, jobs=2, progress=False, longest_first=True)
     assert (n, failures) == (len(runs), [])
     assert all(is_complete(tmp_path / "runs" / r.hash) for r in runs)
+
+
+def test_a_killed_worker_names_the_run_it_had_in_flight(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 13: the kernel's OOM killer took a worker of `reproduce tlt --full`; the pool then
+    # failed all 271 unfinished runs alike and the report named an arbitrary one of them (a run
+    # measured afterwards at 0.35 GB peak). The worker's marker names the run it was simulating.
+    import signal
+
+    runs = sw.plan({}, PARAMS, seeds=1)
+    victim = runs[2].hash
+    real = sw._simulate_and_save
+
+    def oom_killed(prep, run_dir):  # runs in the forked worker
+        if prep.hash == victim:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(prep, run_dir)
+
+    monkeypatch.setattr(sw, "_simulate_and_save", oom_killed)
+    _, failures = sw.execute(runs, tmp_path, jobs=2, progress=False)
+    assert failures, "the killed worker's run must fail"
+    # In flight: the victim, and perhaps the other worker's run (the pool ends it too); they
+    # come first, each naming its worker's pid.
+    flight = [r.hash for r, e in failures if "died while simulating this run (" in str(e)]
+    assert victim in flight and len(flight) <= 2
+    assert [r.hash for r, _ in failures[: len(flight)]] == flight
+    assert all("pid" in str(e) for _, e in failures[: len(flight)])
+    assert all(
+        "died while simulating" in str(e) or str(e).startswith("not run") for _, e in failures
+    )
+    assert not list((tmp_path / "runs").glob(".*.running"))

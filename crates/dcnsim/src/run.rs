@@ -39,7 +39,7 @@ pub struct RunMeta {
     /// With `output.segment_delivery`: histogram bin edges (seconds) and counts per class
     /// (see `transport::delivery_bin`).
     pub segment_delivery: Option<(Vec<f64>, Vec<Vec<u64>>)>,
-    /// How the run ended: "complete", "horizon", "max_events", "idle", "pfc_deadlock"
+    /// How the run ended: "complete", "horizon", "max_events", "idle", "pfc_deadlock", "memory_limit"
     /// (the PFC watchdog stopped it) or "interrupted".
     pub end: String,
     /// Per class (in `classes` order): offered and carried load over the measurement
@@ -117,6 +117,23 @@ pub fn run_built_with(
         sim.retire_flows();
         if sim.finished {
             end = "complete";
+            break;
+        }
+        // Checked once per chunk (the arena grows by at most a chunk's packets between
+        // checks): the memory a run may take is bounded, not only estimated.
+        if sim.arena.capacity_used() as u64 > b.max_packets {
+            end = "memory_limit";
+            b.warnings.push(format!(
+                "run.memory_limit: the run stopped at {:.3} ms holding {} packets (about {}), \
+                 the memory limit's share for packets; packets pile up in a queue without a \
+                 limit (e.g. a host NIC queue held by PFC pauses while rate-based senders keep \
+                 sending): raise run.memory_limit or change the scenario",
+                to_secs(sim.now()) * 1e3,
+                sim.arena.capacity_used(),
+                crate::scenario::resources::human(
+                    sim.arena.capacity_used() as u64 * crate::scenario::resources::PACKET_BYTES
+                ),
+            ));
             break;
         }
         if events >= budget_total {

@@ -21,6 +21,9 @@ pub struct Built {
     pub duration: Time,
     pub horizon: Time,
     pub max_events: u64,
+    /// Packets the run may hold at once (the memory limit's share; `run::run_built_with`
+    /// stops a run that reaches it): the estimate cannot bound a queue without a limit.
+    pub max_packets: u64,
     pub warnings: Vec<String>,
 }
 
@@ -853,6 +856,7 @@ impl Scenario {
         let left = budget.left() / 2;
         sim.max_samples = est_samples.saturating_add(left / resources::SAMPLE_BYTES) as usize;
         sim.max_trace_rows = est_traces.saturating_add(left / resources::TRACE_BYTES) as usize;
+        let max_packets = left / resources::PACKET_BYTES;
         if let Some(iv) = self.output.queue_sample_interval {
             sim.sample_every = iv.0;
             sim.sample_ports = (0..sim.ports.len() as u32)
@@ -892,6 +896,7 @@ impl Scenario {
             duration: self.run.duration.0,
             horizon: self.run.horizon().0,
             max_events: self.run.max_events,
+            max_packets,
             warnings,
         })
     }

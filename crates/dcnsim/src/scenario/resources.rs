@@ -33,6 +33,10 @@ pub const FLOW_BYTES: u64 = 2_000;
 pub const SAMPLE_BYTES: u64 = 200;
 /// Bytes per flow-trace row.
 pub const TRACE_BYTES: u64 = 400;
+/// Bytes per packet held (its arena slot, a queue entry, a free-list entry), for the run-time
+/// packet cap: host NIC queues have no limit, so a rate-based sender whose host port is held
+/// by PFC pauses piles packets up there without bound (issue 13: 13.5 GB).
+pub const PACKET_BYTES: u64 = std::mem::size_of::<crate::packet::Packet>() as u64 + 16;
 
 /// Sizes of a topology, computed from its keys without building it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
