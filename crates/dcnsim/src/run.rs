@@ -126,8 +126,7 @@ pub fn run_built_with(
             b.warnings.push(format!(
                 "run.memory_limit: the run stopped at {:.3} ms holding {} packets (about {}), \
                  the memory limit's share for packets; packets pile up in a queue without a \
-                 limit (e.g. a host NIC queue held by PFC pauses while rate-based senders keep \
-                 sending): raise run.memory_limit or change the scenario",
+                 limit (a host NIC queue): raise run.memory_limit or change the scenario",
                 to_secs(sim.now()) * 1e3,
                 sim.arena.capacity_used(),
                 crate::scenario::resources::human(

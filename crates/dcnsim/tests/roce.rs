@@ -221,6 +221,75 @@ fn pfc_with_dcqcn_makes_a_roce_incast_lossless() {
     assert!(sum(&pfc.flows.cnps) > 0);
 }
 
+/// The most bytes any sender host's NIC queue held.
+fn max_host_queue(o: &RunOutput) -> u64 {
+    (0..o.queues.port.len())
+        .filter(|&i| o.queues.is_host[i] && o.queues.node[i] != 0)
+        .map(|i| o.queues.max_bytes[i])
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn a_paused_nic_stops_its_qps_instead_of_queueing_their_packets() {
+    // 16 senders × 2 MB into one port under PFC: the switch pauses the senders' NICs. A NIC
+    // serves its QPs only while their priority is not paused (the reference NIC pulls
+    // packets from the QPs: `sim::flow::NicPull`), so a sender's NIC queue never holds more
+    // than the one data packet next in line (1000 B + 82 B of headers and framing), however
+    // long the pauses. A NIC that took every paced packet queued ≈ 925 kB here (DCQCN).
+    for cc in ["none", "dcqcn"] {
+        let out = run(&star(
+            16,
+            1,
+            "2MB",
+            r#", "shared_buffer": "1MB", "pfc": {}"#,
+            &format!(r#""cc": "{cc}""#),
+            r#", "run": {"duration": "1ms", "horizon": "100ms"}"#,
+        ));
+        assert_eq!(out.meta.dropped, 0, "{cc}");
+        assert_eq!(out.meta.flows_completed, 16, "{cc}");
+        let paused: f64 = (0..out.queues.port.len())
+            .filter(|&i| out.queues.is_host[i])
+            .map(|i| out.queues.pfc_paused_s[i])
+            .sum();
+        assert!(paused > 0.0, "{cc}: the senders were paused");
+        assert!(
+            max_host_queue(&out) <= 1082,
+            "{cc}: {}",
+            max_host_queue(&out)
+        );
+        if cc == "none" {
+            // Line-rate QPs under PFC alone: the bottleneck never idles while the NICs
+            // wait for their RESUME. 32 MB of payload (34.6 MB on the wire) at 40 Gb/s is
+            // 6.9 ms.
+            let last = out.flows.finish_s.iter().cloned().fold(0.0, f64::max);
+            let wire = 16.0 * 2e6 * 1082.0 / 1000.0 * 8.0 / 40e9;
+            assert!(last < 1.02 * wire && last > wire, "last {last} vs {wire}");
+        }
+    }
+}
+
+#[test]
+fn qps_of_one_host_take_turns_at_its_nic() {
+    // Two line-rate QPs (cc = none) on one host: the NIC serves them in turn, each gets half
+    // its link, and its queue holds at most one data packet.
+    let out = run(&star(
+        1,
+        2,
+        "1MB",
+        "",
+        r#""cc": "none""#,
+        r#", "run": {"duration": "1ms", "horizon": "10ms"}"#,
+    ));
+    assert_eq!(out.meta.flows_completed, 2);
+    assert!(max_host_queue(&out) <= 1082, "{}", max_host_queue(&out));
+    // Both end together (turns), after 2 MB on the wire at 40 Gb/s (≈ 433 µs).
+    let (a, b) = (out.flows.finish_s[0], out.flows.finish_s[1]);
+    let wire = 2.0 * 1e6 * 1082.0 / 1000.0 * 8.0 / 40e9;
+    assert!((a - b).abs() < 0.02 * wire, "{a} {b}");
+    assert!(a.max(b) < 1.02 * wire + 10e-6, "{a} {b} vs {wire}");
+}
+
 fn err_of(transports: &str) -> ConfigError {
     let j = format!(
         r#"{{"transports": {transports}, "classes": [{{"name": "a", "transport": "r",

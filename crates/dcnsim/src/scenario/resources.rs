@@ -34,8 +34,8 @@ pub const SAMPLE_BYTES: u64 = 200;
 /// Bytes per flow-trace row.
 pub const TRACE_BYTES: u64 = 400;
 /// Bytes per packet held (its arena slot, a queue entry, a free-list entry), for the run-time
-/// packet cap: host NIC queues have no limit, so a rate-based sender whose host port is held
-/// by PFC pauses piles packets up there without bound (issue 13: 13.5 GB).
+/// packet cap: host NIC queues have no limit (issue 13: DCQCN senders held by PFC pauses
+/// queued 13.5 GB there before RoCE NICs pulled from their QPs, `sim::flow::NicPull`).
 pub const PACKET_BYTES: u64 = std::mem::size_of::<crate::packet::Packet>() as u64 + 16;
 
 /// Sizes of a topology, computed from its keys without building it.

@@ -34,6 +34,39 @@ struct FlowSlot {
     pending: [Time; N_TIMERS],
     /// Flows under the rate controller: their queue class and path (egress ports).
     ctrl: Option<Box<(usize, Vec<u32>)>>,
+    /// NIC-pulled (a RoCE QP, [`NicPull`]): 0 = no, [`PULLED`], [`WAITING`] (in its queue's
+    /// waiting list).
+    nic: u8,
+}
+
+const PULLED: u8 = 1;
+const WAITING: u8 = 2;
+
+/// How a RoCE NIC feeds its port: it *pulls* the next packet from a QP that may send when
+/// the port can take one, and a QP whose priority is PFC-paused is not served. (The HPCC /
+/// TLT reference NIC, `QbbNetDevice::DequeueAndTransmit` with
+/// `RdmaEgressQueue::GetNextQindex`, builds a QP's next packet only when the link is free,
+/// round robin over the QPs whose priority is not paused and whose rate limiter allows one.)
+/// A host NIC that took every paced packet would queue without bound while PFC pauses it:
+/// the QP's rate limiter keeps running and nothing marks a host queue.
+///
+/// Modelled with a one-packet look-ahead: a QP's pacing timer (`Timer::Pace`) sends only
+/// while its priority's queue at the host port is empty and not paused; otherwise the QP
+/// joins that queue's waiting list (FIFO, so the QPs of a host take turns). When the queue
+/// hands a packet to the wire, or PFC resumes it, the first waiting QP gets the turn; a QP
+/// that has nothing to send (its rate limiter not yet due) passes it on. So the host queue
+/// holds at most one data packet of a priority (plus control packets), the next one to
+/// go when the current serialization ends.
+#[derive(Default)]
+pub struct NicPull {
+    /// A RoCE flow has started (the hooks in the port's transmit path and PFC's resume
+    /// cost one test otherwise).
+    pub on: bool,
+    /// QPs waiting over all lists (the transmit hook's fast exit).
+    waiting: u32,
+    /// Per host port and queue (`port << 3 | queue`), the waiting QPs in arrival order.
+    /// (Looked up, never iterated.)
+    lists: std::collections::HashMap<u32, std::collections::VecDeque<u32>>,
 }
 
 /// Where retired flows' result rows go when a run spills them (batches of [`FLOW_BATCH`]
@@ -288,11 +321,14 @@ impl Sim {
         let d = &fl.desc[i];
         let rt = &fl.transports[d.transport as usize];
         let ep = AnyEndpoint::new(rt, d, fl.delivery.is_some());
+        let nic = if rt.roce().is_some() { PULLED } else { 0 };
         fl.state[i] = Some(Box::new(FlowSlot {
             ep,
             pending: [NEVER; N_TIMERS],
             ctrl: None,
+            nic,
         }));
+        self.nic.on |= nic != 0;
         if self.shim.is_some() {
             self.shim_flow_start(f);
         }
@@ -432,7 +468,82 @@ impl Sim {
             return; // superseded by an earlier event that rescheduled, or cancelled
         }
         s.pending[t as usize] = NEVER;
+        let pulled = t == Timer::Pace && s.nic != 0;
+        if pulled && self.nic_blocked(f) {
+            return;
+        }
         self.call(f, |ep, cx| ep.on_timer(cx, t));
+        if pulled {
+            let (port, q) = self.nic_queue(f);
+            self.nic_wake(port, q);
+        }
+    }
+
+    /// The host port and queue a NIC-pulled flow's data goes to.
+    fn nic_queue(&self, f: u32) -> (u32, usize) {
+        let d = self.flows.desc_of(f);
+        let port = self.host_port(d.src);
+        let prof = self.ports[port as usize].profile as usize;
+        (port, self.profiles[prof].queue_of(d.class))
+    }
+
+    /// The NIC cannot take a packet of queue `q` now: it holds one or PFC paused it.
+    #[inline]
+    fn nic_busy(&self, port: u32, q: usize) -> bool {
+        let p = &self.ports[port as usize];
+        p.paused & (1 << q) != 0 || p.q[q].pkts > 0
+    }
+
+    /// A NIC-pulled flow's pacing timer fired: if its queue cannot take a packet, the flow
+    /// waits for its turn ([`NicPull`]) instead of sending.
+    #[inline(never)]
+    fn nic_blocked(&mut self, f: u32) -> bool {
+        let (port, q) = self.nic_queue(f);
+        if !self.nic_busy(port, q) {
+            return false;
+        }
+        let s = self
+            .flows
+            .slot_mut(f)
+            .expect("a flow with a due timer has a slot");
+        if s.nic != WAITING {
+            s.nic = WAITING;
+            self.nic.waiting += 1;
+            let key = port << 3 | q as u32;
+            self.nic.lists.entry(key).or_default().push_back(f);
+        }
+        true
+    }
+
+    /// Host port `port` put a packet on the wire: if it came from a queue that can take
+    /// the next one, that queue's first waiting flow gets the turn.
+    #[inline(never)]
+    pub(super) fn nic_on_tx(&mut self, port: u32, id: PktId) {
+        if self.nic.waiting == 0 {
+            return;
+        }
+        let prof = self.ports[port as usize].profile as usize;
+        let q = self.profiles[prof].queue_of(self.arena.get(id).class);
+        self.nic_wake(port, q);
+    }
+
+    /// Gives the turn at (`port`, `q`) to its waiting flows (those still running) while the
+    /// queue can take a packet: each one's pacing timer runs at once, so a waiting QP goes
+    /// before one whose timer merely falls due at this instant, and one with nothing to send
+    /// yet passes the turn on.
+    pub(super) fn nic_wake(&mut self, port: u32, q: usize) {
+        let key = port << 3 | q as u32;
+        while self.nic.waiting > 0 && !self.nic_busy(port, q) {
+            let Some(g) = self.nic.lists.get_mut(&key).and_then(|l| l.pop_front()) else {
+                return;
+            };
+            self.nic.waiting -= 1;
+            let Some(s) = self.flows.slot_mut(g) else {
+                continue; // finished while it waited
+            };
+            s.nic = PULLED;
+            self.call(g, |ep, cx| ep.on_timer(cx, Timer::Pace));
+        }
     }
 
     /// A packet of a flow reached its destination host.

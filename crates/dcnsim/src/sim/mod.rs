@@ -236,6 +236,8 @@ pub struct Sim {
     pub pfc: Option<Box<pfc::Pfc>>,
     /// The sender shim of ElasticSwitch / C3 (`sim::shim`); `None` = off.
     pub shim: Option<Box<shim::Shim>>,
+    /// RoCE NICs pull packets from their QPs ([`flow::NicPull`]).
+    pub nic: flow::NicPull,
     /// Debug: verify port accounting after every operation (tests only; slow).
     pub paranoid: bool,
     /// `run` stops once time ≥ `stop_min` and every measured flow has finished
@@ -369,6 +371,7 @@ impl Sim {
             rev,
             pfc: None,
             shim: None,
+            nic: flow::NicPull::default(),
             paranoid: false,
             stop_min: Time::MAX,
             drain: false,
@@ -695,6 +698,11 @@ impl Sim {
         // INT (HPCC): one byte test on the packet's (cached) line; the rest is out of line.
         if self.arena.get(id).int != 0 {
             self.int_stamp(port, id, now);
+        }
+        if self.nic.on {
+            // A RoCE NIC's queue of a priority drained: the next waiting QP's turn (last:
+            // the QP's packet may start at once, a nested `start_tx`).
+            self.nic_on_tx(port, id);
         }
     }
 

@@ -356,6 +356,10 @@ impl Sim {
         let eg = &mut self.pfc.as_mut().unwrap().eg[port as usize];
         eg.total[q] += now - eg.since[q];
         self.start_tx(port);
+        if self.nic.on {
+            // A RoCE NIC resumes its QPs of this priority (`flow::NicPull`).
+            self.nic_wake(port, q);
+        }
     }
 
     /// The watchdog fired: records what is stuck and stops the run.

@@ -18,9 +18,10 @@
 //!
 //! Loss recovery and rate control are separate values so that each can be replaced (IRN
 //! replaces the recovery; HPCC, a window from INT echoed in ACKs, replaces the rate).
-//! Not modelled: per-NIC arbitration among QPs (each QP paces itself; packets of QPs of one
-//! host meet in the host port's class queue, FIFO), the NIC's own PFC-aware scheduling
-//! across QPs, message/WQE structure beyond one message per flow, read/atomic verbs.
+//! The NIC pulls from its QPs: the simulator runs a QP's `Pace` timer only while the host
+//! port can take its packet (not PFC-paused, no packet of its priority waiting) and serves
+//! waiting QPs in turn (`sim::flow::NicPull`). Not modelled: per-QP weights in that
+//! arbitration, message/WQE structure beyond one message per flow, read/atomic verbs.
 
 pub mod dcqcn;
 pub mod gbn;
