@@ -1,6 +1,8 @@
 """Issue 13: host NIC queues have no limit, so a run can pile up packets without bound (DCQCN
-under PFC pauses: 13.5 GB, OOM-killed). The run stops, with a keyed warning, when the packets
-it holds reach the memory limit's share, instead of growing until the kernel kills it."""
+under PFC pauses queued 13.5 GB and was OOM-killed before RoCE NICs pulled from their QPs). The
+run stops, with a keyed warning, when the packets it holds reach the memory limit's share,
+instead of growing until the kernel kills it: here a limit below what the run holds at its peak
+(≈ 20,000 packets, mostly in the switches' buffers)."""
 
 from __future__ import annotations
 

@@ -125,8 +125,9 @@ pub fn run_built_with(
             end = "memory_limit";
             b.warnings.push(format!(
                 "run.memory_limit: the run stopped at {:.3} ms holding {} packets (about {}), \
-                 the memory limit's share for packets; packets pile up in a queue without a \
-                 limit (a host NIC queue): raise run.memory_limit or change the scenario",
+                 the memory limit's share for packets (a queue without a limit, such as a \
+                 host NIC queue, can hold any number): raise run.memory_limit or change the \
+                 scenario",
                 to_secs(sim.now()) * 1e3,
                 sim.arena.capacity_used(),
                 crate::scenario::resources::human(
