@@ -16,11 +16,12 @@
 //! of the run. Flow ids stay global: flow `f` is at index `f - base` of the held vectors.
 
 use super::{Event, FlowTimer, Sim};
+use crate::net::config::MAX_QUEUES;
 use crate::packet::{flags, PktId, PktKind, NIL};
 use crate::transport::{AnyEndpoint, Cx, Effects, Endpoint, Timer, N_TIMERS};
 use dcnsim_engine::Time;
 use dcnsim_transport::TcpSender;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 pub use crate::transport::{
     delivery_bin, delivery_edges, CqcnRt, FlowDesc, FlowRecord, TraceRow, TransportKind,
@@ -35,8 +36,10 @@ struct FlowSlot {
     /// Flows under the rate controller: their queue class and path (egress ports).
     ctrl: Option<Box<(usize, Vec<u32>)>>,
     /// NIC-pulled (a RoCE QP, [`NicPull`]): 0 = no, [`PULLED`], [`WAITING`] (in its queue's
-    /// waiting list).
+    /// waiting list); its host port and queue there.
     nic: u8,
+    nic_q: u8,
+    nic_port: u32,
 }
 
 const PULLED: u8 = 1;
@@ -62,11 +65,17 @@ pub struct NicPull {
     /// A RoCE flow has started (the hooks in the port's transmit path and PFC's resume
     /// cost one test otherwise).
     pub on: bool,
-    /// QPs waiting over all lists (the transmit hook's fast exit).
-    waiting: u32,
-    /// Per host port and queue (`port << 3 | queue`), the waiting QPs in arrival order.
-    /// (Looked up, never iterated.)
-    lists: std::collections::HashMap<u32, std::collections::VecDeque<u32>>,
+    /// Per host (node id; made when one of its QPs first waits), per queue of its port: the
+    /// waiting QPs in arrival order.
+    lists: Vec<Option<Box<[VecDeque<u32>; MAX_QUEUES]>>>,
+}
+
+impl NicPull {
+    /// Whether a QP waits at queue `q` of host `host`.
+    #[inline]
+    fn any(&self, host: usize, q: usize) -> bool {
+        matches!(self.lists.get(host), Some(Some(l)) if !l[q].is_empty())
+    }
 }
 
 /// Where retired flows' result rows go when a run spills them (batches of [`FLOW_BATCH`]
@@ -322,11 +331,15 @@ impl Sim {
         let rt = &fl.transports[d.transport as usize];
         let ep = AnyEndpoint::new(rt, d, fl.delivery.is_some());
         let nic = if rt.roce().is_some() { PULLED } else { 0 };
+        let nic_port = self.nodes[d.src as usize].first_port;
+        let prof = self.ports[nic_port as usize].profile as usize;
         fl.state[i] = Some(Box::new(FlowSlot {
             ep,
             pending: [NEVER; N_TIMERS],
             ctrl: None,
             nic,
+            nic_q: self.profiles[prof].queue_of(d.class) as u8,
+            nic_port,
         }));
         self.nic.on |= nic != 0;
         if self.shim.is_some() {
@@ -469,22 +482,15 @@ impl Sim {
         }
         s.pending[t as usize] = NEVER;
         let pulled = t == Timer::Pace && s.nic != 0;
-        if pulled && self.nic_blocked(f) {
+        let (port, q) = (s.nic_port, s.nic_q as usize);
+        if pulled && self.nic_blocked(f, port, q) {
             return;
         }
         self.call(f, |ep, cx| ep.on_timer(cx, t));
         if pulled {
-            let (port, q) = self.nic_queue(f);
+            // A QP with nothing to send yet passes the turn on.
             self.nic_wake(port, q);
         }
-    }
-
-    /// The host port and queue a NIC-pulled flow's data goes to.
-    fn nic_queue(&self, f: u32) -> (u32, usize) {
-        let d = self.flows.desc_of(f);
-        let port = self.host_port(d.src);
-        let prof = self.ports[port as usize].profile as usize;
-        (port, self.profiles[prof].queue_of(d.class))
     }
 
     /// The NIC cannot take a packet of queue `q` now: it holds one or PFC paused it.
@@ -496,9 +502,8 @@ impl Sim {
 
     /// A NIC-pulled flow's pacing timer fired: if its queue cannot take a packet, the flow
     /// waits for its turn ([`NicPull`]) instead of sending.
-    #[inline(never)]
-    fn nic_blocked(&mut self, f: u32) -> bool {
-        let (port, q) = self.nic_queue(f);
+    #[inline]
+    fn nic_blocked(&mut self, f: u32, port: u32, q: usize) -> bool {
         if !self.nic_busy(port, q) {
             return false;
         }
@@ -508,36 +513,49 @@ impl Sim {
             .expect("a flow with a due timer has a slot");
         if s.nic != WAITING {
             s.nic = WAITING;
-            self.nic.waiting += 1;
-            let key = port << 3 | q as u32;
-            self.nic.lists.entry(key).or_default().push_back(f);
+            let host = self.ports[port as usize].node as usize;
+            let l = &mut self.nic.lists;
+            if l.len() <= host {
+                l.resize_with(host + 1, || None);
+            }
+            l[host].get_or_insert_with(Default::default)[q].push_back(f);
         }
         true
     }
 
-    /// Host port `port` put a packet on the wire: if it came from a queue that can take
-    /// the next one, that queue's first waiting flow gets the turn.
-    #[inline(never)]
-    pub(super) fn nic_on_tx(&mut self, port: u32, id: PktId) {
-        if self.nic.waiting == 0 {
+    /// Host port `port` (of host `host`) put a packet on the wire: if a QP waits at the
+    /// packet's queue, and the queue can take the next packet, the first one gets the turn.
+    #[inline]
+    pub(super) fn nic_on_tx(&mut self, port: u32, host: usize, id: PktId) {
+        if self.nic.lists.get(host).is_none_or(|l| l.is_none()) {
             return;
         }
         let prof = self.ports[port as usize].profile as usize;
         let q = self.profiles[prof].queue_of(self.arena.get(id).class);
-        self.nic_wake(port, q);
+        if self.nic.any(host, q) {
+            self.nic_serve(port, host, q);
+        }
     }
 
     /// Gives the turn at (`port`, `q`) to its waiting flows (those still running) while the
     /// queue can take a packet: each one's pacing timer runs at once, so a waiting QP goes
     /// before one whose timer merely falls due at this instant, and one with nothing to send
     /// yet passes the turn on.
+    #[inline]
     pub(super) fn nic_wake(&mut self, port: u32, q: usize) {
-        let key = port << 3 | q as u32;
-        while self.nic.waiting > 0 && !self.nic_busy(port, q) {
-            let Some(g) = self.nic.lists.get_mut(&key).and_then(|l| l.pop_front()) else {
+        let host = self.ports[port as usize].node as usize;
+        if self.nic.any(host, q) {
+            self.nic_serve(port, host, q);
+        }
+    }
+
+    #[inline(never)]
+    fn nic_serve(&mut self, port: u32, host: usize, q: usize) {
+        while self.nic.any(host, q) && !self.nic_busy(port, q) {
+            let Some(Some(l)) = self.nic.lists.get_mut(host) else {
                 return;
             };
-            self.nic.waiting -= 1;
+            let g = l[q].pop_front().expect("a waiting QP");
             let Some(s) = self.flows.slot_mut(g) else {
                 continue; // finished while it waited
             };

@@ -699,10 +699,10 @@ impl Sim {
         if self.arena.get(id).int != 0 {
             self.int_stamp(port, id, now);
         }
-        if self.nic.on {
+        if self.nic.on && (node as u32) < self.n_hosts {
             // A RoCE NIC's queue of a priority drained: the next waiting QP's turn (last:
             // the QP's packet may start at once, a nested `start_tx`).
-            self.nic_on_tx(port, id);
+            self.nic_on_tx(port, node, id);
         }
     }
 
