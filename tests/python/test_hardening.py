@@ -337,3 +337,25 @@ def test_files_list_is_the_projects(tmp_path) -> None:
     )
     res.save(tmp_path / "r")
     assert set(os.listdir(tmp_path / "r")) == set(FILES + OPTIONAL_FILES)
+
+
+def test_the_test_scheme_runs_with_its_defaults() -> None:
+    # Its `red_threshold` default ("never") used to be a number past the size check, so a
+    # scenario naming only `kind = "test"` failed validation on its own default.
+    sc = {
+        "topology": {"kind": "star", "hosts": 3, "link": {"rate": "10Gbps", "delay": "1us"}},
+        "scheme": {"kind": "test"},
+        "classes": [
+            {
+                "name": "a",
+                "transport": "dctcp",
+                "workload": {
+                    "kind": "flows",
+                    "list": [{"src": 1, "dst": 0, "size": "100kB", "start": 0}],
+                },
+            }
+        ],
+    }
+    r = dcnsim.run(sc)
+    assert r.meta["flows_completed"] == 1
+    assert r.meta["dropped"] == 0

@@ -454,7 +454,7 @@ fn scheme_hooks_tag_decide_and_observe() {
     let sw = unlimited_switch(SchedConfig::Strict, 4);
     let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
     sim.scheme = AnyScheme::build(&SchemeConfig::Test(TestSchemeConfig {
-        red_threshold: Bytes(15_000),
+        red_threshold: Some(Bytes(15_000)),
         retx_class: None,
         mark_class: Some(2),
         ..TestSchemeConfig::default()

@@ -2,7 +2,7 @@
 //!
 //! - host transmit: packets of flows whose id is odd are coloured red, the others green;
 //! - switch enqueue: red packets are dropped when their queue holds ≥ `red_threshold`
-//!   bytes; packets flagged as retransmissions move to `retx_class`; packets of class
+//!   bytes (unset: never); packets flagged as retransmissions move to `retx_class`; packets of class
 //!   `mark_class` are CE-marked;
 //! - dequeue and receive are counted;
 //! - `drop_data_seq`: the first data packet carrying this `seq` (a TCP byte offset, a RoCE
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TestSchemeConfig {
-    pub red_threshold: Bytes,
+    pub red_threshold: Option<Bytes>,
     pub retx_class: Option<u8>,
     pub mark_class: Option<u8>,
     pub drop_data_seq: Option<u64>,
@@ -31,7 +31,7 @@ pub struct TestSchemeConfig {
 impl Default for TestSchemeConfig {
     fn default() -> Self {
         TestSchemeConfig {
-            red_threshold: Bytes(u64::MAX / 4),
+            red_threshold: None,
             retx_class: None,
             mark_class: None,
             drop_data_seq: None,
@@ -90,7 +90,9 @@ impl Scheme for TestScheme {
                 return Verdict::Drop;
             }
         }
-        if pkt.colour == colour::RED && ctx.q_bytes >= self.cfg.red_threshold.0 {
+        if pkt.colour == colour::RED
+            && self.cfg.red_threshold.is_some_and(|t| ctx.q_bytes >= t.0)
+        {
             self.n.dropped += 1;
             return Verdict::Drop;
         }
