@@ -290,6 +290,58 @@ fn c3_ds_guarantee_of_a_flow_that_starts_late() {
     assert!(out.flows.fct_s[0] <= 10e-3, "FCT {} s", out.flows.fct_s[0]);
 }
 
+/// The DS pipe's R_G counts the bytes still waiting in the pipe (spec §5.3.4: S_f is the
+/// flow's remaining bytes; the pipe has yet to carry what it holds). One 1 MB DS flow from
+/// host 0 to host 3 starting at 1 ms, due 20 ms later, alone on a 1 Gb/s path: at the first
+/// control tick (5 ms) its window has filled the pipe queue past the marking threshold.
+/// With one flow the EDF search gives G = S / ((1 − h)·TD) in payload (its LB (1 + h)·S/TD
+/// fails the test at G·(1 − h)), so S = R_G·(1 − h)·TD / wire-per-payload must be the bytes
+/// not yet released from the pipe. Counting only the bytes not yet handed to the pipe (the
+/// old rule) left the backlog out: measured, R_G 441 Mb/s with 28 packets (41 KB) queued,
+/// where 464 Mb/s are needed; in C3-Fig2d the DS pipe's R_G fell below what its queued
+/// bytes needed near each deadline and 8 of 100 DS flows were late (3 with the backlog).
+#[test]
+fn c3_ds_guarantee_counts_bytes_queued_in_the_pipe() {
+    let classes = r#"{"name": "ds", "transport": "ds", "objective": "ds", "workload":
+        {"kind": "flows", "list": [
+            {"src": 0, "dst": 3, "size": "1MB", "start": "1ms", "deadline": "20ms"}]}}"#;
+    let json = scenario("1Gbps", r#"{"kind": "c3"}"#, classes, "40ms", "0ms");
+    let tick: u64 = 5_000_000_000; // ps
+    let b = build_until(&json, tick + 1);
+    let sh = b.sim.shim.as_ref().expect("c3 builds the shim");
+    let p = sh.find(0, 3, Objective::Ds).expect("the DS pipe");
+    let s = sh
+        .samples
+        .iter()
+        .find(|s| s.pipe == p && s.t == tick)
+        .expect("a sample at the first tick");
+    let pp = &sh.pipes[p as usize];
+    // Full segments released so far (1460 B of payload in a 1566 B tunnelled frame).
+    let released = pp.stats.tx_pkts as f64 * 1460.0;
+    let not_released = 1e6 - released;
+    let td = 21e-3 - 5e-3;
+    let implied = s.r_g / 8.0 * (1.0 - 0.05) * td * 1460.0 / 1566.0;
+    eprintln!(
+        "R_G {:.1} Mb/s, backlog {} packets; implied remaining {implied:.0} B, not released \
+         {not_released:.0} B",
+        s.r_g / 1e6,
+        s.backlog
+    );
+    // The backlog is material (more than the marking threshold of 20 packets) ...
+    assert!(s.backlog >= 20, "{s:?}");
+    // ... and R_G covers it: the implied remaining bytes are the bytes not yet released,
+    // within two segments (a packet may leave at the tick itself).
+    assert!(
+        (implied - not_released).abs() <= 2.0 * 1460.0,
+        "R_G implies {implied:.0} B remaining; {not_released:.0} B are not yet released \
+         ({} packets queued)",
+        s.backlog
+    );
+    // And the flow meets its deadline.
+    let out = run(&json);
+    assert!(out.flows.completed[0] && out.flows.fct_s[0] <= 20e-3);
+}
+
 /// The error a scenario gives (at parse or build), as "path: message".
 fn error_of(scheme: &str, class_extra: &str) -> String {
     let json = format!(
@@ -776,4 +828,71 @@ fn c3_start_guarantee_or_share_sets_a_new_pipes_first_rate() {
         s.first_sent_bps / 1e6,
         g.first_sent_bps / 1e6
     );
+}
+
+/// `start` on the coordinator's demotion path (spec §5.3.3 "initial R_w", §5.3.5): host 2
+/// sends a 100 MB TS flow to host 3 (R_G 600 Mb/s) and, at 1 ms and again at 51 ms, a
+/// 300 KB TS flow to host 4 (600 Mb/s more): Σ R_G = 1.2 Gb/s oversubscribes host 2's
+/// 1 Gb/s link (the core is 10 Gb/s), so at the next coordinator round (5 ms, 55 ms) the
+/// newer flow is demoted to the BE pipe (2, 4). That demotion is the BE pipe's start: at
+/// 5 ms it is created, at 55 ms it comes back from idle (the first demoted flow finished
+/// by 10 ms). Returns the BE pipe's samples (t in ms, rate) and the flows demoted.
+fn demotion_start(start: &str) -> (Vec<(f64, f64, f64)>, u64) {
+    let classes = r#"{"name": "ts", "transport": "t", "objective": "ts", "guarantee": "600Mbps",
+        "workload": {"kind": "flows", "list": [
+            {"src": 2, "dst": 3, "size": "100MB", "start": 0},
+            {"src": 2, "dst": 4, "size": "300KB", "start": "1ms"},
+            {"src": 2, "dst": 4, "size": "300KB", "start": "51ms"}]}}"#;
+    let json = scenario(
+        "10Gbps",
+        &format!(r#"{{"kind": "c3", "start": "{start}"}}"#),
+        classes,
+        "100ms",
+        "0ms",
+    );
+    let b = build(&json);
+    let sh = b.sim.shim.as_ref().unwrap();
+    let be = sh
+        .find(2, 4, Objective::Be)
+        .expect("the demoted flows' BE pipe");
+    let ts = sh.find(2, 4, Objective::Ts).unwrap();
+    let rows = sh
+        .samples
+        .iter()
+        .filter(|s| s.pipe == be)
+        .map(|s| (s.t as f64 / 1e9, s.rate, s.weight))
+        .collect();
+    (rows, sh.pipes[ts as usize].stats.demoted)
+}
+
+#[test]
+fn c3_share_start_on_the_demotion_path() {
+    let (g, gd) = demotion_start("guarantee");
+    let (s, sd) = demotion_start("share");
+    eprintln!("BE pipe samples (ms, rate b/s, w): guarantee {g:?}\nshare {s:?}");
+    // Both flows to host 4 are demoted, under either start.
+    assert_eq!((gd, sd), (2, 2));
+    let at = |rows: &[(f64, f64, f64)], t: f64| {
+        rows.iter()
+            .copied()
+            .find(|r| (r.0 - t).abs() < 1e-6)
+            .unwrap_or_else(|| panic!("no BE sample at {t} ms: {rows:?}"))
+    };
+    // `guarantee`: the created BE pipe starts at its R_G (1 Mb/s); the sample is after one
+    // unmarked interval of Eq. 1, (1 + w)·R_G ≤ 2 Mb/s.
+    let (_, r, w) = at(&g, 5.0);
+    assert!((r - (1.0 + w) * 1e6).abs() < 1.0, "{g:?}");
+    // `share`: at the demotion the BE pipe starts at host 2's line over its busy pipes (the
+    // TS pipe to host 3, the BE pipe, and the TS pipe to host 4 while its queue drains:
+    // 1 Gb/s / 3), then one unmarked interval of Eq. 1 (w = 1/2: TS and BE share the host).
+    let (_, r, w) = at(&s, 5.0);
+    assert!((r - (1.0 + w) * 1e9 / 3.0).abs() < 1.0, "{s:?}");
+    // The first demoted flow finished: no BE sample (the pipe was idle) between 10 and
+    // 55 ms; the second demotion starts it again at line / busy pipes.
+    assert!(
+        !s.iter().any(|r| r.0 > 7.5 && r.0 < 54.9),
+        "the BE pipe stayed busy: {s:?}"
+    );
+    let (_, r, w) = at(&s, 55.0);
+    assert!((r - (1.0 + w) * 1e9 / 3.0).abs() < 1.0, "{s:?}");
 }

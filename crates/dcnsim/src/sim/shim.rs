@@ -77,8 +77,12 @@ pub struct ClassShim {
 #[derive(Clone, Copy, Debug)]
 struct FlowShim {
     pipe: u32,
-    /// Highest payload byte handed to the pipe (remaining = size − sent).
+    /// Highest payload byte handed to the pipe.
     sent: u64,
+    /// Payload bytes of the flow waiting in its pipe's queue (not yet released to the
+    /// NIC). The pipe still has to carry them, so a flow's remaining bytes for the DS
+    /// guarantee and the PS order are size − sent + queued.
+    queued: u64,
     active: bool,
     /// The coordinator moved the flow to its BE pipe (spec §5.3.5).
     demoted: bool,
@@ -509,9 +513,15 @@ impl Shim {
         let rtt = c.rtt.secs();
         let pp = &self.pipes[p as usize];
         let n = pp.flows.len();
+        // S_f, the flow's remaining bytes (spec §5.3.4 CHOICE), as the pipe sees them: not
+        // yet handed to it, plus those still in its queue. The EDF test is on the pipe's
+        // output rate, so queued bytes still need it (leaving them out let R_G fall below
+        // what the backlog needed near a deadline; test
+        // `c3_ds_guarantee_counts_bytes_queued_in_the_pipe`).
         let remaining = |f: u32| {
             let d = &desc[f as usize];
-            d.size.saturating_sub(self.flows[f as usize].sent) as f64
+            let fs = &self.flows[f as usize];
+            (d.size.saturating_sub(fs.sent) + fs.queued) as f64
         };
         // A flow's absolute deadline (FlowDesc::deadline is start + the relative deadline).
         let d_due = |f: u32| desc[f as usize].deadline;
@@ -667,6 +677,7 @@ impl Sim {
                 FlowShim {
                     pipe: NIL,
                     sent: 0,
+                    queued: 0,
                     active: false,
                     demoted: false,
                 },
@@ -683,6 +694,7 @@ impl Sim {
         sh.flows[f as usize] = FlowShim {
             pipe: p,
             sent: 0,
+            queued: 0,
             active: true,
             demoted: false,
         };
@@ -768,6 +780,7 @@ impl Sim {
             // The fabric hashes the outer header: one path per pipe (C3 §3.2).
             pk.entropy = pipe.entropy;
         }
+        fs.queued += pk.payload as u64;
         let sub = (pipe.high != NIL && pipe.high != flow) as usize;
         pipe.q[sub].push_back(&mut self.arena, id);
         if pipe.wake == NEVER {
@@ -796,7 +809,10 @@ impl Sim {
             }
             let pp = &mut sh.pipes[p as usize];
             let id = pp.q[sub].pop_front(&mut self.arena).expect("picked");
-            let wire = self.arena.get(id).wire;
+            let (wire, flow, payload) = {
+                let pk = self.arena.get(id);
+                (pk.wire, pk.flow, pk.payload as u64)
+            };
             let both = !pp.q[sub ^ 1].is_empty();
             if both {
                 pp.deficit[sub] -= wire as f64;
@@ -805,6 +821,8 @@ impl Sim {
                 pp.deficit[sub] = 0.0;
             }
             let src = pp.src;
+            let fs = &mut sh.flows[flow as usize];
+            fs.queued = fs.queued.saturating_sub(payload);
             sh.charge(p as usize, now, wire);
             let port = self.host_port(src);
             self.port_enqueue(port, id, false);
