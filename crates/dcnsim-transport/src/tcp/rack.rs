@@ -21,8 +21,12 @@ use std::collections::VecDeque;
 struct SegTx {
     at: Time,
     retransmitted: bool,
-    /// Bytes of this retransmitted segment deemed lost again (0 = not re-lost).
+    /// Bytes of this retransmitted segment deemed lost again, as the end of the re-lost
+    /// bytes from the segment's start (0 = not re-lost) ...
     relost: u32,
+    /// ... and their start from the segment's start (a retransmission that resent only the
+    /// first part, up to a SACK block, leaves the rest re-lost).
+    relost_from: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -45,8 +49,8 @@ pub struct Rack {
     reo_wnd_mult: u32,
     reo_wnd_persist: u32,
     dsack_round: Option<u64>,
-    /// Bytes of retransmissions deemed lost again and not yet resent or delivered.
-    relost: u64,
+    /// Segments flagged re-lost (not yet resent or delivered).
+    relost: u32,
 }
 
 impl Rack {
@@ -68,8 +72,9 @@ impl Rack {
         }
     }
 
-    /// A segment starting at `seq` left at `now`.
-    pub fn on_send(&mut self, seq: u64, now: Time, retransmission: bool) {
+    /// A segment starting at `seq` (or its first `len` bytes: a retransmission up to a SACK
+    /// block) left at `now`.
+    pub fn on_send(&mut self, seq: u64, len: u64, now: Time, retransmission: bool) {
         let idx = seq / self.mss;
         if idx < self.base {
             return;
@@ -81,13 +86,45 @@ impl Rack {
         let s = &mut self.segs[off];
         s.at = now;
         s.retransmitted |= retransmission;
-        self.relost -= s.relost as u64;
-        s.relost = 0;
+        if s.relost > 0 {
+            // What the retransmission did not cover stays re-lost.
+            let sent_end = (seq + len - idx * self.mss).min(u32::MAX as u64) as u32;
+            if sent_end < s.relost {
+                s.relost_from = s.relost_from.max(sent_end);
+            } else {
+                self.relost -= 1;
+                s.relost = 0;
+                s.relost_from = 0;
+            }
+        }
     }
 
-    /// Bytes of retransmissions deemed lost again (out of the pipe, to be resent).
-    pub fn relost_bytes(&self) -> u64 {
-        self.relost
+    /// Bytes of retransmissions deemed lost again (out of the pipe, to be resent): of each
+    /// re-lost segment, the bytes in `[snd_una, r)` (r: HighRxt, what the pipe counts as
+    /// retransmitted) that `sb` has not SACKed. Counted when
+    /// asked (only while a segment is re-lost, in recovery) so that the sender's pipe,
+    /// which counts un-SACKed bytes above snd_una, never takes a byte out twice — with
+    /// snd_una inside a segment (TLT's 1-byte important ACK-clocking) or a SACK block
+    /// inside one.
+    pub fn relost_in_pipe(&self, snd_una: u64, r: u64, sb: &RangeSet) -> u64 {
+        if self.relost == 0 {
+            return 0;
+        }
+        let mut n = 0;
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.relost == 0 {
+                continue;
+            }
+            let start = (self.base + i as u64) * self.mss;
+            let (a, b) = (
+                (start + s.relost_from as u64).max(snd_una),
+                (start + s.relost as u64).min(r),
+            );
+            if a < b {
+                n += (b - a) - sb.covered_in(a, b);
+            }
+        }
+        n
     }
 
     /// Forgets every re-lost mark (a timeout or an undo takes over).
@@ -95,6 +132,7 @@ impl Rack {
         if self.relost > 0 {
             for s in &mut self.segs {
                 s.relost = 0;
+                s.relost_from = 0;
             }
             self.relost = 0;
         }
@@ -120,7 +158,10 @@ impl Rack {
             .enumerate()
             .map(|(i, s)| {
                 let start = (first + i as u64) * self.mss;
-                (start.max(from), start + s.relost as u64)
+                (
+                    (start + s.relost_from as u64).max(from),
+                    start + s.relost as u64,
+                )
             })
             .find(|&(start, end)| end > start)
             .map(|(start, end)| (start, end - start))
@@ -149,7 +190,7 @@ impl Rack {
             };
             // `relost` counts from the segment's start; the retransmission starts at `from`
             // if snd_una fell inside the segment (only with TLT's 1-byte important
-            // ACK-clocking; then the pipe is short by those already acknowledged bytes).
+            // ACK-clocking); the pipe counts only the bytes above it (`relost_in_pipe`).
             let seg_start = idx * self.mss;
             let start = seg_start.max(from);
             let end = ((idx + 1) * self.mss).min(to);
@@ -166,7 +207,8 @@ impl Rack {
             if due <= now {
                 let s = &mut self.segs[(idx - self.base) as usize];
                 s.relost = (end - seg_start) as u32;
-                self.relost += end - seg_start;
+                s.relost_from = 0;
+                self.relost += 1;
             } else {
                 timer = Some(timer.map_or(due, |t| t.min(due)));
             }
@@ -198,8 +240,10 @@ impl Rack {
             let end = ((idx + 1) * self.mss).min(e);
             if seg.relost > 0 {
                 // Delivered after all: no longer owed a retransmission.
-                self.relost -= seg.relost as u64;
-                self.segs[(idx - self.base) as usize].relost = 0;
+                self.relost -= 1;
+                let s = &mut self.segs[(idx - self.base) as usize];
+                s.relost = 0;
+                s.relost_from = 0;
             }
             let rtt = now.saturating_sub(seg.at);
             // Step 2: a retransmitted segment's RTT is ambiguous when it is shorter than
@@ -249,7 +293,7 @@ impl Rack {
         let una_idx = snd_una / self.mss;
         while self.base < una_idx && !self.segs.is_empty() {
             if let Some(s) = self.segs.pop_front() {
-                self.relost -= s.relost as u64;
+                self.relost -= (s.relost > 0) as u32;
             }
             self.base += 1;
         }
@@ -317,7 +361,7 @@ mod tests {
         let mss = 1000;
         let mut r = Rack::new(mss);
         for i in 0..4 {
-            r.on_send(i * mss, i * 10, false);
+            r.on_send(i * mss, mss, i * 10, false);
         }
         // Segment 2 SACKed at t = 120 (RTT 100); 0 and 1 are not delivered.
         let mut sb = RangeSet::with_capacity(4);
@@ -340,5 +384,35 @@ mod tests {
         // Sliding with snd_una forgets old segments.
         r.on_ack(2000, false);
         assert_eq!(r.base, 2);
+    }
+
+    #[test]
+    fn relost_bytes_in_the_pipe_exclude_acked_and_sacked_bytes_and_a_partial_resend_keeps_the_rest()
+    {
+        // Segments 0-2 retransmitted at t = 0..20, segment 3 sent at 30 and delivered at
+        // 150: the retransmissions are lost again at 200 (RACK.rtt 120).
+        let mss = 1000;
+        let mut r = Rack::new(mss);
+        for i in 0..4 {
+            r.on_send(i * mss, mss, i * 10, i < 3);
+        }
+        let mut sb = RangeSet::with_capacity(4);
+        sb.insert(3000, 4000);
+        r.on_delivered(3000, 4000, 150, 0);
+        r.detect_lost_retransmissions(200, 0, 4000, &sb, 0, None);
+        assert_eq!(r.relost_in_pipe(0, 4000, &sb), 3000);
+        // snd_una inside segment 0 (TLT's 1-byte ACK-clocking): those bytes are not owed.
+        assert_eq!(r.relost_in_pipe(400, 4000, &sb), 2600);
+        // A SACK block inside segment 1: its bytes are not in the pipe either way.
+        sb.insert(1500, 1700);
+        assert_eq!(r.relost_in_pipe(400, 4000, &sb), 2400);
+        // Resending segment 1 up to the SACK block leaves [1500, 2000) re-lost (the sender
+        // skips the SACKed [1500, 1700) when it resends).
+        r.on_send(1000, 500, 210, true);
+        assert_eq!(r.first_relost(1000), Some((1500, 500)));
+        assert_eq!(r.relost_in_pipe(400, 4000, &sb), 600 + 300 + 1000);
+        r.on_send(1700, 300, 220, true);
+        assert_eq!(r.first_relost(1000), Some((2000, 1000)));
+        assert_eq!(r.relost_in_pipe(400, 4000, &sb), 600 + 1000);
     }
 }

@@ -788,7 +788,7 @@ impl TcpSender {
         let unsacked = |x: u64| (x - una) - self.sb.covered_below(x);
         // RACK, TLT: retransmissions lost again are no longer in the network.
         let mut relost = match &self.rack {
-            Some(k) if self.extras => k.relost_bytes(),
+            Some(k) if self.extras => k.relost_in_pipe(una, r, &self.sb),
             _ => 0,
         };
         if let Some(t) = &self.tlt {
@@ -1017,10 +1017,13 @@ impl TcpSender {
             Phase::Fast if self.sack => {
                 // RACK, TLT: a retransmission lost again goes first (the lower of the two;
                 // they never flag the same segment).
+                // (Only its un-SACKed bytes: a SACK block may cover part of a segment.)
                 let relost = self
                     .rack
                     .as_ref()
-                    .and_then(|r| r.first_relost(self.snd_una));
+                    .and_then(|r| r.first_relost(self.snd_una))
+                    .map(|(p, len)| self.chunk(p, p + len))
+                    .filter(|&(_, len)| len > 0);
                 let relost = match (relost, self.tlt_first_relost()) {
                     (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
                     (a, b) => a.or(b),
@@ -1141,7 +1144,7 @@ impl TcpSender {
             }
         }
         if let Some(r) = &mut self.rack {
-            r.on_send(seq, now, cause.is_some());
+            r.on_send(seq, len, now, cause.is_some());
         }
         if let Some(p) = &mut self.prr {
             p.1 += len; // RFC 6937: prr_out

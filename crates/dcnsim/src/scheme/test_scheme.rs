@@ -90,9 +90,7 @@ impl Scheme for TestScheme {
                 return Verdict::Drop;
             }
         }
-        if pkt.colour == colour::RED
-            && self.cfg.red_threshold.is_some_and(|t| ctx.q_bytes >= t.0)
-        {
+        if pkt.colour == colour::RED && self.cfg.red_threshold.is_some_and(|t| ctx.q_bytes >= t.0) {
             self.n.dropped += 1;
             return Verdict::Drop;
         }
