@@ -681,11 +681,13 @@ MISS_NOTES = {
         "only change) has 1.43 / 1.44 ms and a foreground median of 1.2 ms where "
         "DCQCN+TLT's is 2.23 / 2.31 ms. Not the number of red drops: a 400 kB colour "
         "threshold (seed 2) cuts drops from 158,737 to 114,917 and leaves p99.9 at 2.70 ms "
-        "(1 MB: 4,712 green drops, 968 foreground timeouts, 5.35 ms). Hypothesis (not "
-        "ablated): each go-back-N round costs a round trip through a receiver queue of up to "
-        "1.9 MB of mostly green packets, and the packets after a loss that do arrive are "
-        "discarded (foreground retransmissions 129,263 / 131,378 per run against about "
-        "36,500 foreground packets)."
+        "(1 MB: 4,712 green drops, 968 foreground timeouts, 5.35 ms), nor the marks every "
+        "96 packets (N = 384: 2.71 ms). A seed-2 foreground flow (8 packets) sends 28.8 "
+        "retransmissions and 12.6 important packets (the last one, then two per go-back-N "
+        "round), with SACK 14.5 and 6.1. Hypothesis (not ablated): each go-back-N round "
+        "resends the whole tail into the 200 kB red limit again, so a flow needs about twice "
+        "SACK's rounds, and each round costs a trip through a receiver queue of up to 1.9 MB "
+        "of mostly green packets (≈ 0.4 ms at 40 Gb/s)."
     ),
     "Fig6-sack-pfc": (
         "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
