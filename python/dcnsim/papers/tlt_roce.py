@@ -695,9 +695,11 @@ MISS_NOTES = {
     "Fig6-sack-pfc": (
         "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
         "and the paused time 7.0× (port-seconds 0.106 / 0.102 → 0.0142 / 0.0150), each just "
-        "below its band; before the NIC pulled from its QPs they were 5.06× and 12.5×. The "
-        "background mean moves 1.14× (1.14 / 1.15 in the runs: 2.30 / 2.26 → 2.01 / 1.97 "
-        "ms). Why the ratios fell with the new NIC is not ablated."
+        "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.97 ms). The "
+        "same runs on the NIC before it pulled from its QPs (commit f23d739): PFC 7,283 / "
+        "7,128 PAUSE frames and 0.129 / 0.111 port-seconds, TLT+PFC 1,470 / 1,377 and "
+        "0.013: the ratios (then about 5× and 9×) fell because the PFC baseline pauses less "
+        "now that a paused host stops its QPs instead of queueing their packets."
     ),
     "Fig6-irn-tlt": (
         "IRN+TLT still times out (2,175 / 2,176 per run, 334 per 1k flows; lossy IRN 3,738 / "
@@ -707,12 +709,12 @@ MISS_NOTES = {
         "= 450 µs at 40 Gb/s). 454 µs is the TLT reference code's value and is kept."
     ),
     "Fig6-irn-vs-dcqcn-pfc": (
-        "IRN's foreground p99.9 (2.82 / 2.84 ms) is twice DCQCN+PFC's (1.48 / 1.37 ms); "
-        "before the NIC pulled from its QPs (paused hosts queued their QPs' packets) "
-        "DCQCN+PFC's tail was longer and IRN was ahead (0.52). Lossy IRN times out about "
-        "2,830 times per run in the foreground; with rto_low = 1930 µs (seed 1, one "
-        "change) it still does (2,747) and the p99.9 is 2.97 ms, so its tail is not "
-        "RTO_low's doing. The background ratio (1.94, band from 1.99) is on the edge."
+        "IRN's foreground p99.9 (2.82 / 2.84 ms) is twice DCQCN+PFC's (1.48 / 1.37 ms). On "
+        "the NIC before it pulled from its QPs (commit f23d739) DCQCN+PFC's was 5.49 / "
+        "3.76 ms, with up to 14 MB queued at a paused host, and IRN was ahead (0.52). Lossy "
+        "IRN times out about 2,830 times per run in the foreground; with rto_low = 1930 µs "
+        "(seed 1, one change) it still does (2,747) and the p99.9 is 2.97 ms, so its tail "
+        "is not RTO_low's doing. The background ratio (1.94, band from 1.99) is on the edge."
     ),
     "Fig6-gap": (
         "Only vanilla DCQCN misses (TLT ÷ PFC 3.24): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
