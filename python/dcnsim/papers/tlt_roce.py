@@ -739,9 +739,10 @@ MISS_NOTES = {
     "Fig15-roce-sack": (
         "DCQCN+SACK+TLT and DCQCN+SACK+PFC now have about the same foreground tail (PFC ÷ "
         "TLT 1.01, 1.13, 1.02; web server: PFC 1.71 / 1.68 ms, TLT 1.52 / 1.48 ms), the "
-        "paper has PFC ahead. The PFC runs no longer time out (0 per run; before the NIC "
-        "pulled from its QPs about 40) and drop nothing; the web-server PFC runs send the "
-        "most PAUSE frames (16,130 / 17,859 per run). Not investigated further."
+        "paper has PFC ahead. The PFC runs no longer time out (0 per run; on the NIC "
+        "before the pull, commit f23d739, 40 / 0 on web search) and drop nothing; the "
+        "web-server PFC runs send the most PAUSE frames (16,130 / 17,859 per run). Not "
+        "investigated further."
     ),
     "Fig18-degree-hpcc": (
         "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.95× (5.15 / 5.25 → "
@@ -753,9 +754,9 @@ MISS_NOTES = {
         "red packets per run (31,800 of them foreground). Not investigated further."
     ),
     "TLT-N-96-vs-384": (
-        "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); seed 1 has 42 and "
-        "44 foreground timeouts from green packets dropped by the shared buffer (see "
-        "Fig6-dcqcn-tlt) and 4.72 vs 5.03 ms, which makes the interval (0.57–1.86) far "
+        "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); in seed 1 the "
+        "shared buffer drops 143 and 178 green packets and 42 and 44 foreground flows time "
+        "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.57–1.86) far "
         "wider than the 3% claim; the full scale decides it."
     ),
 }
