@@ -100,3 +100,13 @@ def test_tlt_removes_vanilla_dcqcn_timeouts_in_the_fabric() -> None:
     assert np.all(np.isfinite(fg))
     fgb = fb[fb["class"] == "foreground"]["fct_s"].to_numpy(float)
     assert np.percentile(fg, 99.9) < np.percentile(fgb, 99.9)
+
+
+def test_every_roce_miss_note_names_a_roce_figure() -> None:
+    # A note is attached by figure id (tlt._noted): a misspelt key would never reach the
+    # report. Every key must be one of the RoCE half's figures and be in the merged table.
+    ids = {f.id for f in tlt_roce.FIGURES}
+    assert set(tlt_roce.MISS_NOTES) <= ids, set(tlt_roce.MISS_NOTES) - ids
+    for k, text in tlt_roce.MISS_NOTES.items():
+        assert tlt.MISS_NOTES[k] == text
+        assert text.strip()

@@ -665,49 +665,106 @@ FIGURES: list[Figure] = [
 ]
 
 #: What is known about RoCE findings that do not hold (measured at the reduced scale, seeds 1
-#: and 2, 10 ms; no explanation below is stated as a cause without the run that shows it).
+#: and 2, 10 ms, with the NIC that pulls from its QPs; no explanation below is stated as a
+#: cause without the one-change run that shows it). "Per run" numbers are seed 1 / seed 2.
 MISS_NOTES = {
     "Fig6-dcqcn-tlt": (
-        "TLT removes vanilla DCQCN's timeouts (seed 1: about 2,200 in the lossy run, none "
-        "with TLT) but shortens the foreground tail less than the paper (1.7× vs 3.2×). "
-        "Hypothesis (not ablated): go-back-N resends whole tails, and with 760 QPs of an "
-        "incast starting at line rate TLT's colour threshold drops far more red packets than "
-        "the lossy buffer (about 125,000 vs 15,000 drops per run)."
+        "TLT removes most of vanilla DCQCN's timeouts (lossy: 2,857 / 3,101 per run, 2,133 / "
+        "2,178 of them foreground; TLT: 42 / 0) but its foreground p99.9 is 4.72 / 2.72 ms "
+        "against lossy 5.24 / 5.27 and +PFC 1.48 / 1.37 ms. Two parts, each shown by a "
+        "one-change run. (1) Seed 1's 42 timeouts: the shared buffer's dynamic threshold "
+        "dropped 143 green packets at one receiver's port (queue 1.73 MB, red held to 200 "
+        "kB, so mostly green: each go-back-N round marks its first and last packet), 51 of "
+        "them important data of exactly the 42 flows that time out; with "
+        "switch.shared_buffer 9 MB instead of 4.5 MB the same run has no green "
+        "drop, no timeout and a p99.9 of 2.64 ms (lossy with 9 MB: 5.23 ms). The same "
+        "runs on the NIC before it pulled from its QPs (commit f23d739) have no green drop "
+        "and 2.68 / 3.03 ms (lossy 5.15 / 5.36 ms): the ratio fell from 1.73 to 1.12 "
+        "through seed 1's 42 timeouts, not a longer tail without them. Seeds 3–5 (new NIC): "
+        "2.70, 2.61, 2.78 ms, green drops only in seed 5 (9; 4 timeouts); on the old NIC "
+        "seed 3 had 792 foreground timeouts and 11.9 ms. (2) Without "
+        "timeouts go-back-N itself: DCQCN+SACK+TLT (the same runs with recovery = sack, the "
+        "only change) has 1.43 / 1.44 ms and a foreground median of 1.2 ms where "
+        "DCQCN+TLT's is 2.23 / 2.31 ms. Not the number of red drops: a 400 kB colour "
+        "threshold (seed 2) cuts drops from 158,737 to 114,917 and leaves p99.9 at 2.70 ms "
+        "(1 MB: 4,712 green drops, 968 foreground timeouts, 5.35 ms), nor the marks every "
+        "96 packets (N = 384: 2.71 ms). A seed-2 foreground flow (8 packets) sends 28.8 "
+        "retransmissions and 12.6 important packets (the last one, then two per go-back-N "
+        "round), with SACK 14.5 and 6.1. Hypothesis (not ablated): each go-back-N round "
+        "resends the whole tail into the 200 kB red limit again, so a flow needs about twice "
+        "SACK's rounds, and each round costs a trip through a receiver queue of up to 1.9 MB "
+        "of mostly green packets (≈ 0.4 ms at 40 Gb/s). Over the incast degree (seed 2, "
+        "2 / 4 / 8 flows per sender): lossy 0.42 / 4.65 / 5.27 ms, TLT 0.63 / 1.36 / 2.72, "
+        "SACK+TLT 0.42 / 0.75 / 1.44, receiver queue peak with TLT 0.59 / 0.98 / 1.91 MB: "
+        "at 4 flows TLT's gain (3.4×) is in the band; at 8 the lossy tail stays near one "
+        "4 ms RTO plus the incast while TLT's doubles, so the gain is 1.9×."
+    ),
+    "Fig6-sack-pfc": (
+        "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
+        "and the paused time 7.0× (port-seconds 0.106 / 0.102 → 0.0142 / 0.0150), each just "
+        "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.97 ms). The "
+        "same runs on the NIC before it pulled from its QPs (commit f23d739): PFC 7,283 / "
+        "7,128 PAUSE frames and 0.129 / 0.111 port-seconds, TLT+PFC 1,470 / 1,377 and "
+        "0.013: the ratios (then about 5× and 9×) fell because the PFC baseline pauses less "
+        "now that a paused host stops its QPs instead of queueing their packets."
     ),
     "Fig6-irn-tlt": (
-        "IRN+TLT still times out (about 330 per 1k flows). A diagnostic run (seed 1, 10 ms) "
-        "with rto_low = 1930 µs instead of 454 µs has none and a foreground p99.9 of 1.45 ms "
-        "instead of 1.75 ms: the timeouts are IRN's RTO_low firing while packets wait in "
-        "queues of up to the DT cap (2.25 MB = 450 µs at 40 Gb/s). 454 µs is the TLT "
-        "reference code's value and is kept."
+        "IRN+TLT still times out (2,175 / 2,176 per run, 334 per 1k flows; lossy IRN 3,738 / "
+        "3,775). A one-change run (seed 1) with rto_low = 1930 µs instead of 454 µs has none "
+        "and a foreground p99.9 of 1.45 ms instead of 1.70 ms: the timeouts are IRN's "
+        "RTO_low firing while packets wait in queues of up to 1.26 MB (the DT cap is 2.25 MB "
+        "= 450 µs at 40 Gb/s). 454 µs is the TLT reference code's value and is kept."
     ),
-    "Fig15-roce-sack": (
-        "Ours has DCQCN+SACK+TLT ahead of DCQCN+SACK+PFC (PFC's fg p99.9 2–3× TLT's), the "
-        "paper the reverse. Our PFC runs have static 4 ms RTOs firing while flows are "
-        "paused (about 40 timeouts per run, no drop); not investigated further."
+    "Fig6-irn-vs-dcqcn-pfc": (
+        "IRN's foreground p99.9 (2.82 / 2.84 ms) is twice DCQCN+PFC's (1.48 / 1.37 ms). On "
+        "the NIC before it pulled from its QPs (commit f23d739) DCQCN+PFC's was 5.49 / "
+        "3.76 ms, with up to 14 MB queued at a paused host, and IRN was ahead (0.52). Lossy "
+        "IRN times out about 2,830 times per run in the foreground; with rto_low = 1930 µs "
+        "(seed 1, one change) it still does (2,747) and the p99.9 is 2.97 ms, so its tail "
+        "is not RTO_low's doing. The background ratio (1.94, band from 1.99) is on the edge."
+    ),
+    "Fig6-gap": (
+        "Only vanilla DCQCN misses (TLT ÷ PFC 3.24): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
+        "PFC 0.99, lossy ÷ TLT 3.66) and IRN (TLT ÷ DCQCN+PFC 1.19, lossy ÷ TLT 1.64) close "
+        "the gap."
     ),
     "Fig6-hpcc": (
-        "TLT brings lossy HPCC's foreground p99.9 from 4.98 to 1.45 ms (3.43×, in the band) "
-        "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.94, "
-        "PFC ÷ TLT+PFC 0.98; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
-        "HPCC's background flows lose 33–45 packets and time out 0–3 times per run, so the "
+        "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.45 ms (3.44×, in the band) "
+        "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.93, "
+        "PFC ÷ TLT+PFC 0.97; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
+        "HPCC's background flows lose 0 / 3 packets and time out 0 / 1 times per run, so the "
         "lossy background has little for TLT to win here; why the paper's does is not "
-        "known. The initial-window fix of window-based TLT (before it, HPCC flows longer "
-        "than one window never sent an important packet) moved neither ratio beyond its "
-        "interval (3.41 and 0.92 in a run before the fix)."
+        "known."
+    ),
+    "Fig9a-hpcc-load": (
+        "TLT keeps HPCC+PFC's foreground tail within 1.08–1.10× at every load and cuts the "
+        "PAUSE frames (60%: 3,260 / 3,284 → 1,438 / 1,455 per run) and the paused time "
+        "(0.054 / 0.049 → 0.012 port-seconds), but the background mean does not move "
+        "(PFC ÷ TLT+PFC 1.00, 0.97, 1.01 at 20, 40, 60%). Hypothesis (not ablated): HPCC "
+        "keeps queues short enough that PFC rarely holds background flows back here."
+    ),
+    "Fig15-roce-sack": (
+        "DCQCN+SACK+TLT and DCQCN+SACK+PFC now have about the same foreground tail (PFC ÷ "
+        "TLT 1.01, 1.13, 1.02; web server: PFC 1.71 / 1.68 ms, TLT 1.52 / 1.48 ms), the "
+        "paper has PFC ahead. The PFC runs no longer time out (0 per run; on the NIC "
+        "before the pull, commit f23d739, 40 / 0 on web search) and drop nothing; the "
+        "web-server PFC runs send the most PAUSE frames (16,130 / 17,859 per run). Not "
+        "investigated further."
     ),
     "Fig18-degree-hpcc": (
-        "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.96× (5.26 → 1.78 "
-        "ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail than "
-        "TLT at every degree (1.66 vs 1.78 ms at 10), where the paper has TLT best at high "
-        "degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At 2 "
-        "flows per sender TLT is 1.2× slower than lossy: in those runs the lossy buffer "
-        "drops no packet, while the 200 kB colour threshold drops about 32,000 red "
-        "foreground packets per run. Not investigated further."
+        "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.95× (5.15 / 5.25 → "
+        "1.78 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
+        "than TLT at every degree (1.66 vs 1.78 ms at 10), where the paper has TLT best at "
+        "high degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At "
+        "2 flows per sender TLT is 1.2× slower than lossy (0.41 vs 0.34 ms): there the "
+        "lossy buffer drops no packet, while the 200 kB colour threshold drops about 40,000 "
+        "red packets per run (31,800 of them foreground). Not investigated further."
     ),
     "TLT-N-96-vs-384": (
-        "Two seeds of 10 ms give an interval (0.88–2.45) far wider than the 3% claim; the "
-        "full scale decides it."
+        "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); in seed 1 the "
+        "shared buffer drops 143 and 178 green packets and 42 and 44 foreground flows time "
+        "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.57–1.86) far "
+        "wider than the 3% claim; the full scale decides it."
     ),
 }
 
