@@ -129,6 +129,10 @@ roce_keys! {
     recovery: RoceRecoveryName = RoceRecoveryName::Gbn, "`gbn`, `irn`, `sack`", "";
     /// static retransmission timeout of `gbn` and `sack` (TLT §6: 4 ms)
     rto: Dur = Dur::ms(4), "duration", "> 0";
+    /// `gbn` receiver: an out-of-order packet is NACKed unless the same expected PSN was
+    /// NACKed less than this long ago (0 = every one); the HPCC simulator's NACK generation
+    /// interval, which the TLT RoCE reference builds on
+    nack_interval: Dur = Dur::us(500), "duration", "";
     /// `irn`: RTO_low, while at most `rto_low_pkts` packets are outstanding (TLT reference
     /// code `IrnRtoLow`)
     rto_low: Dur = Dur::us(454), "duration", "> 0";
@@ -368,6 +372,7 @@ impl RoceConfig {
             payload: self.payload.0 as u32,
             ack_every: self.ack_every,
             rto: self.rto.0,
+            nack_interval: self.nack_interval.0,
             line_rate: line,
             cc,
             data_overhead,

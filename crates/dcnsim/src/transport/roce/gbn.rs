@@ -123,8 +123,9 @@ impl GoBackN {
 pub struct InOrder {
     /// Next PSN expected (every PSN below it arrived).
     pub epsn: u64,
-    /// The expected PSN a NACK was last sent for (one NACK per gap).
+    /// The expected PSN a NACK was last sent for, and when.
     nacked: Option<u64>,
+    nacked_at: Time,
     /// In-order packets since the last ACK (ACK coalescing).
     unacked: u32,
 }
@@ -140,15 +141,26 @@ pub enum RxAction {
     DupAck,
     /// Out of order: discarded; NACK the expected PSN.
     Nack,
-    /// Out of order, already NACKed for this gap: discarded silently.
+    /// Out of order, this gap NACKed less than the NACK interval ago: discarded silently.
     Discard,
 }
 
 impl InOrder {
-    /// Data packet `psn` arrived; `last` = it is the message's last PSN; ACK every
-    /// `ack_every` in-order packets (and the last).
+    /// Data packet `psn` arrived at `now`; `last` = it is the message's last PSN; ACK every
+    /// `ack_every` in-order packets (and the last). An out-of-order packet is NACKed unless
+    /// the same expected PSN was NACKed less than `nack_interval` ago: the reference NIC's
+    /// rule (HPCC simulator, `RdmaHw::ReceiverCheckSeq`: a NACK when the NACK timer has run
+    /// out or the expected PSN changed; its "NACK Generation Interval" defaults to 500 µs),
+    /// so a retransmission lost again is NACKed again once the interval has passed.
     #[inline]
-    pub fn on_data(&mut self, psn: u64, last: bool, ack_every: u32) -> RxAction {
+    pub fn on_data(
+        &mut self,
+        now: Time,
+        psn: u64,
+        last: bool,
+        ack_every: u32,
+        nack_interval: Time,
+    ) -> RxAction {
         if psn == self.epsn {
             self.epsn += 1;
             self.unacked += 1;
@@ -160,10 +172,13 @@ impl InOrder {
             }
         } else if psn < self.epsn {
             RxAction::DupAck
-        } else if self.nacked == Some(self.epsn) {
+        } else if self.nacked == Some(self.epsn)
+            && now < self.nacked_at.saturating_add(nack_interval)
+        {
             RxAction::Discard
         } else {
             self.nacked = Some(self.epsn);
+            self.nacked_at = now;
             self.unacked = 0;
             RxAction::Nack
         }
@@ -182,10 +197,10 @@ mod tests {
         }
         let mut r = InOrder::default();
         // PSN 2 lost: 0, 1 accepted, 3 NACKed, 4 and 5 discarded silently.
-        assert_eq!(r.on_data(0, false, 1), RxAction::AcceptAck);
-        assert_eq!(r.on_data(1, false, 1), RxAction::AcceptAck);
-        assert_eq!(r.on_data(3, false, 1), RxAction::Nack);
-        assert_eq!(r.on_data(4, false, 1), RxAction::Discard);
+        assert_eq!(r.on_data(0, 0, false, 1, 500), RxAction::AcceptAck);
+        assert_eq!(r.on_data(0, 1, false, 1, 500), RxAction::AcceptAck);
+        assert_eq!(r.on_data(0, 3, false, 1, 500), RxAction::Nack);
+        assert_eq!(r.on_data(0, 4, false, 1, 500), RxAction::Discard);
         assert_eq!(s.on_nack(5, r.epsn), Rewind::To(2));
         assert_eq!((s.una, s.nxt, s.high), (2, 2, 6));
         // 2..6 go again, counted as retransmissions; 6 is new.
@@ -200,9 +215,27 @@ mod tests {
     }
 
     #[test]
+    fn the_same_gap_is_nacked_again_after_the_nack_interval() {
+        // PSN 2 lost, NACKed at t = 10; the resent 2 is lost again: the resent 3 and 4 are
+        // discarded until the interval (500) has passed since the NACK, then NACKed again.
+        let mut r = InOrder::default();
+        r.on_data(0, 0, false, 1, 500);
+        r.on_data(0, 1, false, 1, 500);
+        assert_eq!(r.on_data(10, 3, false, 1, 500), RxAction::Nack);
+        assert_eq!(r.on_data(20, 4, false, 1, 500), RxAction::Discard);
+        assert_eq!(r.on_data(300, 3, false, 1, 500), RxAction::Discard);
+        assert_eq!(r.on_data(510, 4, false, 1, 500), RxAction::Nack);
+        assert_eq!(r.on_data(520, 5, false, 1, 500), RxAction::Discard);
+        // A new gap is NACKed at once; with interval 0 every out-of-order packet is.
+        assert_eq!(r.on_data(530, 2, false, 1, 500), RxAction::AcceptAck);
+        assert_eq!(r.on_data(531, 5, false, 1, 500), RxAction::Nack);
+        assert_eq!(r.on_data(532, 6, false, 1, 0), RxAction::Nack);
+    }
+
+    #[test]
     fn coalesced_acks_and_the_static_rto() {
         let mut r = InOrder::default();
-        let acts: Vec<_> = (0..5).map(|p| r.on_data(p, p == 4, 2)).collect();
+        let acts: Vec<_> = (0..5).map(|p| r.on_data(0, p, p == 4, 2, 500)).collect();
         use RxAction::*;
         assert_eq!(acts, vec![Accept, AcceptAck, Accept, AcceptAck, AcceptAck]);
         let mut s = GoBackN::new(3, 100);

@@ -8,7 +8,8 @@
 //!   rate when packet loss occurs" (TLT §6; mechanisms §4.9).
 //! - **Receiver (responder NIC)**: go-back-N accepts packets in PSN order only, ACKs every
 //!   `ack_every` in-order packets and the last, NACKs the first out-of-order packet of each
-//!   gap and discards the rest (selective repeat keeps them and NACKs each with its PSN);
+//!   gap and discards the rest, NACKing the gap again only once `nack_interval` has passed
+//!   (selective repeat keeps them and NACKs each with its PSN);
 //!   as DCQCN's notification point it answers CE-marked data with a CNP, at most one per
 //!   flow per CNP interval ([`dcqcn::CnpPacer`]).
 //! - **Rate control**: [`RoceCc`]: none (line rate), DCQCN's reaction point
@@ -81,6 +82,8 @@ pub struct RoceParams {
     pub ack_every: u32,
     /// Static retransmission timeout (TLT: 4 ms).
     pub rto: Time,
+    /// Go-back-N receiver: the same gap is NACKed again only after this long.
+    pub nack_interval: Time,
     /// The QP's line rate (the sending host's link).
     pub line_rate: Rate,
     pub cc: RoceCc,
@@ -99,6 +102,7 @@ impl Default for RoceParams {
             payload: 1000,
             ack_every: 1,
             rto: 4 * dcnsim_engine::MS,
+            nack_interval: 500 * dcnsim_engine::US,
             line_rate: Rate::gbps(40),
             cc: RoceCc::Dcqcn(DcqcnParams::tlt()),
             recovery: RoceRecovery::Gbn,
@@ -399,11 +403,14 @@ impl Endpoint for RoceFlow {
                         || (self.tlt.on() && matches!(self.qp, Qp::Sel(..))));
                 let every = if echo { 1 } else { self.p.ack_every.max(1) };
                 let reply = match &mut self.qp {
-                    Qp::Gbn(_, rx) => match rx.on_data(p.seq, p.seq + 1 == n, every) {
-                        RxAction::Accept | RxAction::Discard => None,
-                        RxAction::AcceptAck | RxAction::DupAck => Some(PktKind::Ack),
-                        RxAction::Nack => Some(PktKind::Nack),
-                    },
+                    Qp::Gbn(_, rx) => {
+                        match rx.on_data(cx.now, p.seq, p.seq + 1 == n, every, self.p.nack_interval)
+                        {
+                            RxAction::Accept | RxAction::Discard => None,
+                            RxAction::AcceptAck | RxAction::DupAck => Some(PktKind::Ack),
+                            RxAction::Nack => Some(PktKind::Nack),
+                        }
+                    }
                     Qp::Sel(_, rx) => match rx.on_data(p.seq, n, every) {
                         SackAction::Accept => None,
                         SackAction::Ack => Some(PktKind::Ack),
