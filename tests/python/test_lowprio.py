@@ -92,6 +92,37 @@ def test_low_class_variants_leave_the_incast_alone(ov: dict) -> None:
         assert (low["rto_min"], low["sack"]) == ("1ms", True)
 
 
+def _ablations():
+    """tools/ablations/lowprio.py, imported as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / "lowprio.py"
+    spec = importlib.util.spec_from_file_location("lpf_ablations", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ablation_replay_reproduces_the_run_and_changes_the_low_class_only() -> None:
+    """The DAS / SJF ablations compare TCP' / Near-Opt on the preset run's own flows: a replay
+    with no change reproduces the run's FCTs exactly (both classes), and a change reaches the
+    low-priority class's transport only."""
+    abl = _ablations()
+    sc = config.prepare("lpf_das", seed=1, overrides=lowprio._window(0.01)).normalized
+    res = dcnsim.run(sc, progress=False)
+    rep = dcnsim.run(abl.replay_low(res, "lpf_das"), progress=False)
+    key = ["priority", "src", "dst", "size", "start_s"]
+    a, b = res.flows.sort_values(key), rep.flows.sort_values(key)
+    assert len(a) == len(b) > 100 and (a["priority"] == 1).sum() > 50
+    assert a["fct_s"].tolist() == b["fct_s"].tolist()
+    changed = abl.replay_low(res, "lpf_das", rto_min="5ms")
+    assert changed["classes"][0]["transport"] == "tcp"
+    assert changed["transports"]["tcp"]["rto_min"] == "1ms"
+    low = changed["transports"][changed["classes"][1]["transport"]]
+    assert low == {**lowprio.LPF_TCP, "rto_min": "5ms"}
+
+
 def test_fig8_spurious_rtos_fall_as_rto_min_grows(out_dir: Path) -> None:
     (f,) = lowprio.run_figures(out_dir, lowprio.TINY, ["8"], jobs=2, status=OFF)
     sp = {

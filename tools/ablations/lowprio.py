@@ -6,13 +6,28 @@ judges, with its bootstrap interval. Runs are cached in --runs like a reproducti
     python tools/ablations/lowprio.py fig7-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig10-ledbat --runs /tmp/lpf-abl   # LEDBAT target only
     python tools/ablations/lowprio.py fig10-tcplp --runs /tmp/lpf-abl    # TCP-LP's gate off
+
+The DAS / SJF ablations (LPF-Fig3a, 3c) run one point of the preset at full scale (seeds 1-3,
+the reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
+reproduction does) and low priority over the study's TCP with one change (high priority keeps
+the preset's TCP), so TCP' / Near-Opt is compared on the very same flows. The arm "tcp" (no
+change) checks that the replay reproduces the preset's own ratio.
+
+    python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
+    python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
+    python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
+    python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from dcnsim.papers import framework as fw
 from dcnsim.papers import lowprio as L
@@ -26,6 +41,188 @@ def low_buffer(b: float) -> dict[str, Any]:
     return {"switch.queue_limit": ["128KB", f"{b:.0f}B"], "switch.port_limit": f"{128e3 + b:.0f}B"}
 
 
+def replay_low(tcp: Any, preset: str, **changes: Any) -> dict[str, Any]:
+    """The TCP run's exact flows (like the reproduction's Near-Opt replay), the low-priority
+    ones over the study's TCP with ``changes``, the high-priority ones over the preset's TCP."""
+    sc = L._replay(tcp, preset)
+    del sc["transports"]["nearopt"]
+    sc["transports"]["low"] = {**L.LPF_TCP, **changes}
+    sc["classes"][1]["transport"] = "low"
+    sc["name"] = f"{preset}_low_replay"
+    return sc
+
+
+#: DAS at 1 MB mean (LPF-Fig3a's outlier), the reproduction's full-scale duration.
+DAS_MEAN = 1e6
+DAS_DUR = L.FULL.params["das_s"] * (DAS_MEAN / 128e3) ** 0.5
+DAS_SEEDS = L.FULL.seeds
+
+#: one change of the low-priority TCP per arm (the arm "tcp" changes nothing)
+TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
+    # RTO_min 1 ms -> 5 ms (the paper's testbed value, Fig 8's arm), low class only
+    "fig3a-rto": {"tcp": {}, "rto_min 5ms": {"rto_min": "5ms"}},
+    # spurious-timeout detection and undo as Linux runs them (F-RTO, D-SACK, undo), low only
+    "fig3a-spurious": {"tcp": {}, "frto+undo": {"frto": True, "undo": True, "dsack": True}},
+}
+
+
+def tcp_arm_stats(runs: list) -> str:
+    lo = [L._low(r) for r in runs]
+    n = sum(len(f) for f in lo)
+    rto = sum(int(f["rto_count"].sum()) for f in lo) / max(1, n)
+    spur = sum(int(f["spurious_rto"].sum()) for f in lo) / max(1, n)
+    return f"RTOs / low flow {rto:.2f} (spurious {spur:.2f})"
+
+
+def das_arms(pool: fw.Pool, arms: dict[str, dict[str, Any]]) -> None:
+    """DAS 1 MB: preset TCP, its Near-Opt replay, and a low-TCP replay per arm."""
+    ov = {
+        **L._window(DAS_DUR),
+        "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * DAS_MEAN:.0f}B"]},
+    }
+    for s in DAS_SEEDS:
+        pool.add(("das", s), "lpf_das", ov, s)
+    pool.run()
+    for s in DAS_SEEDS:
+        tcp = pool.get(("das", s))
+        pool.add(("das-no", s), L._replay(tcp, "lpf_das"), {}, s)
+        for name, ch in arms.items():
+            pool.add(("das", name, s), replay_low(tcp, "lpf_das", **ch), {}, s)
+    pool.run()
+    no = [pool.get(("das-no", s)) for s in DAS_SEEDS]
+    print(f"DAS {DAS_MEAN / 1e3:g} KB, {DAS_DUR:.3f} s, seeds {DAS_SEEDS}:", flush=True)
+    for name, runs in [("preset", [pool.get(("das", s)) for s in DAS_SEEDS])] + [
+        (n, [pool.get(("das", n, s)) for s in DAS_SEEDS]) for n in arms
+    ]:
+        p = L.pairs(runs, no)
+        r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
+        print(f"  {name}: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
+
+
+def _p999_ratio(a: np.ndarray) -> float:
+    f = L.STATS["p99.9"]
+    return f(a[:, 0]) / f(a[:, 1])
+
+
+def _p999_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """(TCP / Near-Opt at p99.9 of a) ÷ (the same of b): LPF-Fig3c's DM / WS gap."""
+    f = L.STATS["p99.9"]
+    return (f(a[:, 0]) / f(a[:, 1])) / (f(b[:, 0]) / f(b[:, 1]))
+
+
+def _matched(tcp: list, no: list) -> list[np.ndarray]:
+    """Per seed: [TCP FCT, Near-Opt FCT, size, TCP finish, Near-Opt finish, run end] of the
+    low-priority flows completed in both runs (as :func:`dcnsim.papers.lowprio.pairs`)."""
+    key = ["src", "dst", "size", "start_s"]
+    cols = ["fct_s", "finish_s", "completed"]
+    out = []
+    for t, b in zip(tcp, no, strict=True):
+        m = L._low(t)[[*key, *cols]].merge(L._low(b)[[*key, *cols]], on=key, suffixes=("_t", "_n"))
+        m = m[m["completed_t"].astype(bool) & m["completed_n"].astype(bool)]
+        end = fw_duration(t)
+        v = m[["fct_s_t", "fct_s_n", "size", "finish_s_t", "finish_s_n"]].to_numpy(dtype=float)
+        out.append(np.column_stack([v, np.full(len(v), end)]))
+    return out
+
+
+def fw_duration(res: Any) -> float:
+    """The run's configured duration (s); the saved scenario writes it as e.g. "1500ms"."""
+    d = str(res.scenario["run"]["duration"])
+    for unit, k in (("ps", 1e-12), ("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if d.endswith(unit):
+            return float(d[: -len(unit)]) * k
+    raise ValueError(f"run.duration {d!r}")
+
+
+def sjf_sizes(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load, full scale: the DM / WS p99.9 gap over all flows (the
+    reproduction's statistic), with the data-mining flows restricted to sizes web search also
+    has (<= 30 MB) or <= 100 MB, and over the flows that finished by the end of the run (what
+    a run with run.horizon = run.duration would count: the simulation before the horizon does
+    not depend on it)."""
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    load = L.SJF_LOADS[-1][1]
+    for cdf in ("websearch", "datamining_vl2"):
+        for s in c.seeds:
+            pool.add((cdf, s), "lpf_sjf", L._sjf_ov(c, cdf, load), s)
+    pool.run()
+    for cdf in ("websearch", "datamining_vl2"):
+        for s in c.seeds:
+            pool.add((cdf, "no", s), L._replay(pool.get((cdf, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    m = {
+        cdf: _matched(
+            [pool.get((cdf, s)) for s in c.seeds], [pool.get((cdf, "no", s)) for s in c.seeds]
+        )
+        for cdf in ("websearch", "datamining_vl2")
+    }
+    ws, dm = m["websearch"], m["datamining_vl2"]
+    print(f"SJF high load ({load:.0%}), full scale, seeds {c.seeds}:", flush=True)
+    for label, keep in (
+        ("all flows (the reproduction)", lambda a: a),
+        ("DM <= 30 MB (web search's largest)", lambda a: a[a[:, 2] <= 30e6]),
+        ("DM <= 100 MB", lambda a: a[a[:, 2] <= 100e6]),
+    ):
+        d = [keep(a) for a in dm]
+        dmr = fw.bootstrap(_p999_ratio, d)
+        print(
+            f"  {label}: DM p99.9 ratio {dmr}, DM / WS gap {fw.bootstrap(_p999_gap, d, ws)}; "
+            f"{sum(map(len, d))} DM flows"
+        )
+    done = [a[(a[:, 3] <= a[:, 5]) & (a[:, 4] <= a[:, 5])] for a in dm]
+    wsd = [a[(a[:, 3] <= a[:, 5]) & (a[:, 4] <= a[:, 5])] for a in ws]
+    print(
+        f"  finished by the run's end (horizon = duration): DM / WS gap "
+        f"{fw.bootstrap(_p999_gap, done, wsd)}; {sum(map(len, done))} DM flows"
+    )
+    top = np.concatenate(dm)
+    top = top[top[:, 0] >= np.percentile(top[:, 0], 99.9)]
+    print(
+        f"  DM flows at or above TCP's p99.9 FCT: sizes {np.min(top[:, 2]) / 1e6:.0f}-"
+        f"{np.max(top[:, 2]) / 1e6:.0f} MB, TCP {np.min(top[:, 0]):.2f}-{np.max(top[:, 0]):.2f} s"
+    )
+
+
+#: LPF-Fig2a (9-node co-location, full scale: 6 s, seeds 1-3): per arm, (changes of both
+#: PriorityQueue and FairShare, changes of FairShare only). The 9-node cluster is the paper's
+#: testbed (§3.4: the simulation's settings except RTO_min 5 ms, a Linux stack).
+FIG2A_ARMS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "preset": ({}, {}),
+    "RTO_min 5 ms (testbed)": ({"transports.tcp.rto_min": "5ms"}, {}),
+    "Linux TCP (profile linux, LPF's keys kept)": ({"transports.tcp.profile": "linux"}, {}),
+    "FairShare FIFO 4 MB": ({}, {"switch.queue_limit": "4MB", "switch.port_limit": "4MB"}),
+    # the two above together (two changes, not an ablation of one cause): a deep FairShare
+    # FIFO whose queueing delay stays under RTO_min
+    "RTO_min 5 ms + FairShare FIFO 4 MB (two changes)": (
+        {"transports.tcp.rto_min": "5ms"},
+        {"switch.queue_limit": "4MB", "switch.port_limit": "4MB"},
+    ),
+}
+
+
+def fig2a(pool: fw.Pool) -> None:
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    for name, (both, fs) in FIG2A_ARMS.items():
+        for s in c.seeds:
+            pool.add((name, "prio", s), "lpf_colocation", {**L._fig2_ov(c, False), **both}, s)
+            pool.add((name, "fair", s), "lpf_colocation", {**L._fig2_ov(c, True), **both, **fs}, s)
+    pool.run()
+    p80 = lambda v: float(np.percentile(v, 80))  # noqa: E731
+    print(f"LPF-Fig2a, 9 nodes, {L.FULL.fig2_s:g} s, seeds {c.seeds}: p80 retransmission rate")
+    for name in FIG2A_ARMS:
+        out = []
+        for q in ("prio", "fair"):
+            runs = [pool.get((name, q, s)) for s in c.seeds]
+            iv = fw.bootstrap(p80, [L.retx_rate(r) for r in runs])
+            f = pd.concat([r.flows for r in runs])
+            f = f[f["in_window"].astype(bool) & (f["class"] == "storage") & (f["size"] > 1e6)]
+            spur = f["spurious_retx"].sum() / max(1, f["retx_pkts"].sum())
+            out.append(
+                f"{'PriorityQueue' if q == 'prio' else 'FairShare'} {iv} ({spur:.0%} spurious)"
+            )
+        print(f"  {name}: {'; '.join(out)}", flush=True)
+
+
 def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     fa = L.low_fct([pool.get((a, s)) for s in SEEDS])
     fb = L.low_fct([pool.get((b, s)) for s in SEEDS])
@@ -35,12 +232,30 @@ def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
-        "ablation", choices=("fig7-load", "fig7-profile", "fig10-ledbat", "fig10-tcplp")
+        "ablation",
+        choices=(
+            "fig7-load",
+            "fig7-profile",
+            "fig10-ledbat",
+            "fig10-tcplp",
+            *TCP_ARMS,
+            "fig3c-sizes",
+            "fig2a",
+        ),
     )
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     a = ap.parse_args()
     pool = fw.Pool(a.runs, a.jobs, False)
+    if a.ablation == "fig2a":
+        fig2a(pool)
+        return
+    if a.ablation == "fig3c-sizes":
+        sjf_sizes(pool)
+        return
+    if a.ablation in TCP_ARMS:
+        das_arms(pool, TCP_ARMS[a.ablation])
+        return
     arms: dict[str, dict[str, Any]] = {}
     pairs: list[tuple[str, str, str]] = []  # (label, numerator arm, denominator arm)
     if a.ablation == "fig7-load":
