@@ -15,6 +15,8 @@ change) checks that the replay reproduces the preset's own ratio.
 
     python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
+    python tools/ablations/lowprio.py fig3a-profile --runs /tmp/lpf-abl   # ns-3 / Linux TCP
+    python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
@@ -63,6 +65,21 @@ TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
     "fig3a-rto": {"tcp": {}, "rto_min 5ms": {"rto_min": "5ms"}},
     # spurious-timeout detection and undo as Linux runs them (F-RTO, D-SACK, undo), low only
     "fig3a-spurious": {"tcp": {}, "frto+undo": {"frto": True, "undo": True, "dsack": True}},
+    # the TCP defaults LPF does not state, LPF's own keys kept (docs/tcp.md): ns-3's (the
+    # paper's simulator) and Linux's (RACK-TLP, F-RTO, undo, PRR, delayed ACKs, HyStart)
+    "fig3a-profile": {
+        "tcp": {},
+        "profile ns3": {"profile": "ns3"},
+        "profile linux": {"profile": "linux"},
+    },
+}
+
+#: one change of the DAS preset itself (both runs: TCP and its Near-Opt replay)
+SCENARIO_ARMS: dict[str, dict[str, dict[str, Any]]] = {
+    # the low-priority queue 64 KB -> 192 KB (the port keeps the high queue's 128 KB)
+    "fig3a-buffer": {
+        "low queue 192 KB": {"switch.queue_limit": ["128KB", "192KB"], "switch.port_limit": "320KB"}
+    },
 }
 
 
@@ -74,27 +91,37 @@ def tcp_arm_stats(runs: list) -> str:
     return f"RTOs / low flow {rto:.2f} (spurious {spur:.2f})"
 
 
-def das_arms(pool: fw.Pool, arms: dict[str, dict[str, Any]]) -> None:
-    """DAS 1 MB: preset TCP, its Near-Opt replay, and a low-TCP replay per arm."""
+def das_arms(
+    pool: fw.Pool,
+    arms: dict[str, dict[str, Any]],
+    scenario_arms: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """DAS 1 MB: the preset's TCP run and its Near-Opt replay; per arm either a replay with
+    the low-priority TCP changed (``arms``) or the preset changed (``scenario_arms``: its own
+    TCP run and Near-Opt replay)."""
     ov = {
         **L._window(DAS_DUR),
         "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * DAS_MEAN:.0f}B"]},
     }
-    for s in DAS_SEEDS:
-        pool.add(("das", s), "lpf_das", ov, s)
+    bases = {"preset": {}, **(scenario_arms or {})}
+    for b, ch in bases.items():
+        for s in DAS_SEEDS:
+            pool.add(("das", b, s), "lpf_das", {**ov, **ch}, s)
     pool.run()
+    for b in bases:
+        for s in DAS_SEEDS:
+            pool.add(("das-no", b, s), L._replay(pool.get(("das", b, s)), "lpf_das"), {}, s)
     for s in DAS_SEEDS:
-        tcp = pool.get(("das", s))
-        pool.add(("das-no", s), L._replay(tcp, "lpf_das"), {}, s)
+        tcp = pool.get(("das", "preset", s))
         for name, ch in arms.items():
-            pool.add(("das", name, s), replay_low(tcp, "lpf_das", **ch), {}, s)
+            pool.add(("das-low", name, s), replay_low(tcp, "lpf_das", **ch), {}, s)
     pool.run()
-    no = [pool.get(("das-no", s)) for s in DAS_SEEDS]
     print(f"DAS {DAS_MEAN / 1e3:g} KB, {DAS_DUR:.3f} s, seeds {DAS_SEEDS}:", flush=True)
-    for name, runs in [("preset", [pool.get(("das", s)) for s in DAS_SEEDS])] + [
-        (n, [pool.get(("das", n, s)) for s in DAS_SEEDS]) for n in arms
-    ]:
-        p = L.pairs(runs, no)
+    rows = [(b, ("das", b), ("das-no", b)) for b in bases]
+    rows += [(n, ("das-low", n), ("das-no", "preset")) for n in arms]
+    for name, tk, nk in rows:
+        runs = [pool.get((*tk, s)) for s in DAS_SEEDS]
+        p = L.pairs(runs, [pool.get((*nk, s)) for s in DAS_SEEDS])
         r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
         print(f"  {name}: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
 
@@ -239,6 +266,7 @@ def main() -> None:
             "fig10-ledbat",
             "fig10-tcplp",
             *TCP_ARMS,
+            *SCENARIO_ARMS,
             "fig3c-sizes",
             "fig2a",
         ),
@@ -255,6 +283,9 @@ def main() -> None:
         return
     if a.ablation in TCP_ARMS:
         das_arms(pool, TCP_ARMS[a.ablation])
+        return
+    if a.ablation in SCENARIO_ARMS:
+        das_arms(pool, {}, SCENARIO_ARMS[a.ablation])
         return
     arms: dict[str, dict[str, Any]] = {}
     pairs: list[tuple[str, str, str]] = []  # (label, numerator arm, denominator arm)
