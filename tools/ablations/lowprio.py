@@ -17,6 +17,7 @@ change) checks that the replay reproduces the preset's own ratio.
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
     python tools/ablations/lowprio.py fig3a-profile --runs /tmp/lpf-abl   # ns-3 / Linux TCP
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
+    python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
@@ -89,6 +90,28 @@ def tcp_arm_stats(runs: list) -> str:
     rto = sum(int(f["rto_count"].sum()) for f in lo) / max(1, n)
     spur = sum(int(f["spurious_rto"].sum()) for f in lo) / max(1, n)
     return f"RTOs / low flow {rto:.2f} (spurious {spur:.2f})"
+
+
+def without_high(sc: dict[str, Any]) -> dict[str, Any]:
+    """A replay scenario without its high-priority flows (the low class alone, same flows)."""
+    sc = {**sc, "classes": [c for c in sc["classes"] if c["priority"] != 0]}
+    sc["name"] = f"{sc['name']}_nohigh"
+    return sc
+
+
+def das_nohigh(pool: fw.Pool) -> None:
+    """DAS 1 MB replayed without the high-priority flows, TCP and Near-Opt alike: how much of
+    the gap the high-priority traffic makes."""
+    das_arms(pool, {})
+    for s in DAS_SEEDS:
+        tcp = pool.get(("das", "preset", s))
+        pool.add(("nohigh", "tcp", s), without_high(replay_low(tcp, "lpf_das")), {}, s)
+        pool.add(("nohigh", "no", s), without_high(L._replay(tcp, "lpf_das")), {}, s)
+    pool.run()
+    runs = [pool.get(("nohigh", "tcp", s)) for s in DAS_SEEDS]
+    p = L.pairs(runs, [pool.get(("nohigh", "no", s)) for s in DAS_SEEDS])
+    r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
+    print(f"  no high-priority flows: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
 
 
 def das_arms(
@@ -267,6 +290,7 @@ def main() -> None:
             "fig10-tcplp",
             *TCP_ARMS,
             *SCENARIO_ARMS,
+            "fig3a-nohigh",
             "fig3c-sizes",
             "fig2a",
         ),
@@ -283,6 +307,9 @@ def main() -> None:
         return
     if a.ablation in TCP_ARMS:
         das_arms(pool, TCP_ARMS[a.ablation])
+        return
+    if a.ablation == "fig3a-nohigh":
+        das_nohigh(pool)
         return
     if a.ablation in SCENARIO_ARMS:
         das_arms(pool, {}, SCENARIO_ARMS[a.ablation])
