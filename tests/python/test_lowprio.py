@@ -105,9 +105,9 @@ def _ablations():
 
 
 def test_ablation_replay_reproduces_the_run_and_changes_the_low_class_only() -> None:
-    """The DAS / SJF ablations compare TCP' / Near-Opt on the preset run's own flows: a replay
-    with no change reproduces the run's FCTs exactly (both classes), and a change reaches the
-    low-priority class's transport only."""
+    """The DAS ablations compare TCP' / Near-Opt on the preset run's own flows: a replay with
+    no change reproduces the run's FCTs exactly (both classes), a change reaches the
+    low-priority class's transport only, and "no high priority" drops only those flows."""
     abl = _ablations()
     sc = config.prepare("lpf_das", seed=1, overrides=lowprio._window(0.01)).normalized
     res = dcnsim.run(sc, progress=False)
@@ -121,6 +121,9 @@ def test_ablation_replay_reproduces_the_run_and_changes_the_low_class_only() -> 
     assert changed["transports"]["tcp"]["rto_min"] == "1ms"
     low = changed["transports"][changed["classes"][1]["transport"]]
     assert low == {**lowprio.LPF_TCP, "rto_min": "5ms"}
+    # fig3a-nohigh: the same low-priority flows, no high-priority ones
+    alone = dcnsim.run(abl.without_high(abl.replay_low(res, "lpf_das")), progress=False).flows
+    assert set(alone["priority"]) == {1} and len(alone) == (a["priority"] == 1).sum()
 
 
 def test_fig8_spurious_rtos_fall_as_rto_min_grows(out_dir: Path) -> None:
