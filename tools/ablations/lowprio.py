@@ -19,6 +19,7 @@ change) checks that the replay reproduces the preset's own ratio.
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
     python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
+    python tools/ablations/lowprio.py fig3c-cap --runs /tmp/lpf-abl       # DM <= 100 MB
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
@@ -273,6 +274,61 @@ def fig2a(pool: fw.Pool) -> None:
         print(f"  {name}: {'; '.join(out)}", flush=True)
 
 
+#: The built-in VL2 data-mining CDF (LPF-Fig3c's workload).
+DM_CDF = Path(__file__).resolve().parents[2] / "crates/dcnsim-workload/data/datamining_vl2.cdf"
+
+
+def capped_cdf(src: Path, cap: float, dst: Path) -> Path:
+    """``src`` conditioned on size <= ``cap`` (a point of the CDF): the points above dropped,
+    the probabilities divided by the CDF at ``cap``."""
+    pts = []
+    for line in src.read_text().splitlines():
+        line = line.split("#")[0].split()
+        if line:
+            pts.append((float(line[0]), float(line[1])))
+    top = dict(pts)[cap]
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(
+        f"# {src.name} conditioned on size <= {cap:.0f} B (tools/ablations/lowprio.py)\n"
+        + "".join(f"{x:.0f} {p / top:.9f}\n" for x, p in pts if x <= cap)
+    )
+    return dst
+
+
+def sjf_cap(pool: fw.Pool, runs_dir: Path) -> None:
+    """LPF-Fig3c at high load with one change: the data-mining sizes conditioned on
+    <= 100 MB (the 2% of flows of 0.1-1 GB removed; the load, and so the bytes, unchanged),
+    against web search at the same scale (the reproduction's full-scale SJF run: 1.5 s,
+    seeds 1-3)."""
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    load = L.SJF_LOADS[-1][1]
+    cdf = capped_cdf(DM_CDF, 100e6, runs_dir / "datamining_vl2_le100MB.cdf")
+    arms = {
+        "websearch": L._sjf_ov(c, "websearch", load),
+        "DM <= 100 MB": {
+            **L._sjf_ov(c, "datamining_vl2", load),
+            **L._window(L.FULL.sjf_s),
+            "classes[0].workload.sizes": {"cdf_file": str(cdf)},
+        },
+    }
+    for name, ov in arms.items():
+        for s in c.seeds:
+            pool.add((name, s), "lpf_sjf", ov, s)
+    pool.run()
+    for name in arms:
+        for s in c.seeds:
+            pool.add((name, "no", s), L._replay(pool.get((name, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    p = {
+        n: L.pairs(*[[pool.get((n, *k, s)) for s in c.seeds] for k in ((), ("no",))]) for n in arms
+    }
+    print(f"SJF high load ({load:.0%}), {L.FULL.sjf_s:g} s, seeds {c.seeds}:", flush=True)
+    for n, v in p.items():
+        print(f"  {n}: TCP / Near-Opt p99.9 {fw.bootstrap(_p999_ratio, v)}; {L.n_of(v)} flows")
+    gap = fw.bootstrap(_p999_gap, p["DM <= 100 MB"], p["websearch"])
+    print(f"  DM (<= 100 MB) / WS p99.9 gap {gap}")
+
+
 def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     fa = L.low_fct([pool.get((a, s)) for s in SEEDS])
     fb = L.low_fct([pool.get((b, s)) for s in SEEDS])
@@ -291,6 +347,7 @@ def main() -> None:
             *TCP_ARMS,
             *SCENARIO_ARMS,
             "fig3a-nohigh",
+            "fig3c-cap",
             "fig3c-sizes",
             "fig2a",
         ),
@@ -307,6 +364,9 @@ def main() -> None:
         return
     if a.ablation in TCP_ARMS:
         das_arms(pool, TCP_ARMS[a.ablation])
+        return
+    if a.ablation == "fig3c-cap":
+        sjf_cap(pool, a.runs)
         return
     if a.ablation == "fig3a-nohigh":
         das_nohigh(pool)
