@@ -16,6 +16,7 @@ change) checks that the replay reproduces the preset's own ratio.
     python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
     python tools/ablations/lowprio.py fig3a-profile --runs /tmp/lpf-abl   # ns-3 / Linux TCP
+    python tools/ablations/lowprio.py fig3a-backoff --runs /tmp/lpf-abl   # RTO cap 10 ms
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
     python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
@@ -67,6 +68,8 @@ TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
     "fig3a-rto": {"tcp": {}, "rto_min 5ms": {"rto_min": "5ms"}},
     # spurious-timeout detection and undo as Linux runs them (F-RTO, D-SACK, undo), low only
     "fig3a-spurious": {"tcp": {}, "frto+undo": {"frto": True, "undo": True, "dsack": True}},
+    # RFC 6298's exponential back-off capped at 10 ms instead of 60 s (rto_max), low class only
+    "fig3a-backoff": {"tcp": {}, "rto_max 10ms": {"rto_max": "10ms"}},
     # the TCP defaults LPF does not state, LPF's own keys kept (docs/tcp.md): ns-3's (the
     # paper's simulator) and Linux's (RACK-TLP, F-RTO, undo, PRR, delayed ACKs, HyStart)
     "fig3a-profile": {
