@@ -57,10 +57,15 @@ def replay_low(tcp: Any, preset: str, **changes: Any) -> dict[str, Any]:
     return sc
 
 
-#: DAS at 1 MB mean (LPF-Fig3a's outlier), the reproduction's full-scale duration.
+#: DAS at 1 MB mean (LPF-Fig3a's outlier; --das-mean picks another of its sizes), the
+#: reproduction's full-scale duration for that size.
 DAS_MEAN = 1e6
-DAS_DUR = L.FULL.params["das_s"] * (DAS_MEAN / 128e3) ** 0.5
 DAS_SEEDS = L.FULL.seeds
+
+
+def das_dur(mean: float) -> float:
+    return L.FULL.params["das_s"] * max(1.0, mean / 128e3) ** 0.5
+
 
 #: one change of the low-priority TCP per arm (the arm "tcp" changes nothing)
 TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
@@ -103,10 +108,10 @@ def without_high(sc: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
-def das_nohigh(pool: fw.Pool) -> None:
+def das_nohigh(pool: fw.Pool, mean: float = DAS_MEAN) -> None:
     """DAS 1 MB replayed without the high-priority flows, TCP and Near-Opt alike: how much of
     the gap the high-priority traffic makes."""
-    das_arms(pool, {})
+    das_arms(pool, {}, mean=mean)
     for s in DAS_SEEDS:
         tcp = pool.get(("das", "preset", s))
         pool.add(("nohigh", "tcp", s), without_high(replay_low(tcp, "lpf_das")), {}, s)
@@ -122,13 +127,14 @@ def das_arms(
     pool: fw.Pool,
     arms: dict[str, dict[str, Any]],
     scenario_arms: dict[str, dict[str, Any]] | None = None,
+    mean: float = DAS_MEAN,
 ) -> None:
     """DAS 1 MB: the preset's TCP run and its Near-Opt replay; per arm either a replay with
     the low-priority TCP changed (``arms``) or the preset changed (``scenario_arms``: its own
     TCP run and Near-Opt replay)."""
     ov = {
-        **L._window(DAS_DUR),
-        "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * DAS_MEAN:.0f}B"]},
+        **L._window(das_dur(mean)),
+        "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * mean:.0f}B"]},
     }
     bases = {"preset": {}, **(scenario_arms or {})}
     for b, ch in bases.items():
@@ -143,7 +149,7 @@ def das_arms(
         for name, ch in arms.items():
             pool.add(("das-low", name, s), replay_low(tcp, "lpf_das", **ch), {}, s)
     pool.run()
-    print(f"DAS {DAS_MEAN / 1e3:g} KB, {DAS_DUR:.3f} s, seeds {DAS_SEEDS}:", flush=True)
+    print(f"DAS {mean / 1e3:g} KB, {das_dur(mean):.3f} s, seeds {DAS_SEEDS}:", flush=True)
     rows = [(b, ("das", b), ("das-no", b)) for b in bases]
     rows += [(n, ("das-low", n), ("das-no", "preset")) for n in arms]
     for name, tk, nk in rows:
@@ -357,6 +363,12 @@ def main() -> None:
     )
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument(
+        "--das-mean",
+        type=float,
+        default=DAS_MEAN / 1e3,
+        help="fig3a-*: the DAS mean size in KB (128, 1000, 5000)",
+    )
     a = ap.parse_args()
     pool = fw.Pool(a.runs, a.jobs, False)
     if a.ablation == "fig2a":
@@ -366,16 +378,16 @@ def main() -> None:
         sjf_sizes(pool)
         return
     if a.ablation in TCP_ARMS:
-        das_arms(pool, TCP_ARMS[a.ablation])
+        das_arms(pool, TCP_ARMS[a.ablation], mean=a.das_mean * 1e3)
         return
     if a.ablation == "fig3c-cap":
         sjf_cap(pool, a.runs)
         return
     if a.ablation == "fig3a-nohigh":
-        das_nohigh(pool)
+        das_nohigh(pool, a.das_mean * 1e3)
         return
     if a.ablation in SCENARIO_ARMS:
-        das_arms(pool, {}, SCENARIO_ARMS[a.ablation])
+        das_arms(pool, {}, SCENARIO_ARMS[a.ablation], mean=a.das_mean * 1e3)
         return
     arms: dict[str, dict[str, Any]] = {}
     pairs: list[tuple[str, str, str]] = []  # (label, numerator arm, denominator arm)
