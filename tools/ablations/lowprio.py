@@ -1,17 +1,20 @@
 """Ablations behind the notes of `dcnsim reproduce lowprio` (issue 11): each changes one thing
-against the reproduction's co-location preset (1 s, seeds 1-5) and prints the ratio the finding
-judges, with its bootstrap interval. Runs are cached in --runs like a reproduction's.
+against a reproduction preset and prints the statistic the finding judges, with its bootstrap
+interval. Runs are cached in --runs like a reproduction's. Figs 7 and 10 run the co-location
+preset (1 s, seeds 1-5):
 
     python tools/ablations/lowprio.py fig7-load --runs /tmp/lpf-abl      # LPF-Fig7 vs load
     python tools/ablations/lowprio.py fig7-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig10-ledbat --runs /tmp/lpf-abl   # LEDBAT target only
     python tools/ablations/lowprio.py fig10-tcplp --runs /tmp/lpf-abl    # TCP-LP's gate off
 
-The DAS / SJF ablations (LPF-Fig3a, 3c) run one point of the preset at full scale (seeds 1-3,
-the reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
+The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
+reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
 reproduction does) and low priority over the study's TCP with one change (high priority keeps
 the preset's TCP), so TCP' / Near-Opt is compared on the very same flows. The arm "tcp" (no
-change) checks that the replay reproduces the preset's own ratio.
+change) checks that the replay reproduces the preset's own ratio. fig3a-buffer and
+fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the SJF and the
+9-node co-location points at full scale (seeds 1-3).
 
     python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
