@@ -157,6 +157,26 @@ def test_report_has_points_and_plots(out_dir: Path) -> None:
     assert "p99_500us_over_1ms_lo" in (out_dir / "report.csv").read_text()
 
 
+def test_investigated_notes_name_registered_figures_and_join_only_misses() -> None:
+    """The ablation notes (lowprio.INVESTIGATED) belong to registered figures, and a figure's
+    evaluation appends its note only when the finding does not hold."""
+    from dcnsim.papers.framework import Finding
+
+    assert set(lowprio.INVESTIGATED) <= {f.id for f in lowprio.FIGURES}
+    assert {"LPF-Fig2a", "LPF-Fig3a", "LPF-Fig3c"} <= set(lowprio.INVESTIGATED)
+
+    def verdict(v: str):
+        def ev(c, fd: Finding) -> None:
+            fd.verdict = v
+
+        return lowprio._noted(ev)
+
+    miss, ok = Finding("LPF-Fig3a", "c", "r"), Finding("LPF-Fig3a", "c", "r")
+    verdict("no")(None, miss)
+    verdict("holds")(None, ok)
+    assert "fig3a-nohigh" in miss.note and ok.note == ""
+
+
 def test_every_figure_is_registered_once() -> None:
     ids = [f.id for f in lowprio.FIGURES]
     assert len(ids) == len(set(ids)) == 15
