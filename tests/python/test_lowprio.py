@@ -92,6 +92,40 @@ def test_low_class_variants_leave_the_incast_alone(ov: dict) -> None:
         assert (low["rto_min"], low["sack"]) == ("1ms", True)
 
 
+def _ablations():
+    """tools/ablations/lowprio.py, imported as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / "lowprio.py"
+    spec = importlib.util.spec_from_file_location("lpf_ablations", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ablation_replay_reproduces_the_run_and_changes_the_low_class_only() -> None:
+    """The DAS ablations compare TCP' / Near-Opt on the preset run's own flows: a replay with
+    no change reproduces the run's FCTs exactly (both classes), a change reaches the
+    low-priority class's transport only, and "no high priority" drops only those flows."""
+    abl = _ablations()
+    sc = config.prepare("lpf_das", seed=1, overrides=lowprio._window(0.01)).normalized
+    res = dcnsim.run(sc, progress=False)
+    rep = dcnsim.run(abl.replay_low(res, "lpf_das"), progress=False)
+    key = ["priority", "src", "dst", "size", "start_s"]
+    a, b = res.flows.sort_values(key), rep.flows.sort_values(key)
+    assert len(a) == len(b) > 100 and (a["priority"] == 1).sum() > 50
+    assert a["fct_s"].tolist() == b["fct_s"].tolist()
+    changed = abl.replay_low(res, "lpf_das", rto_min="5ms")
+    assert changed["classes"][0]["transport"] == "tcp"
+    assert changed["transports"]["tcp"]["rto_min"] == "1ms"
+    low = changed["transports"][changed["classes"][1]["transport"]]
+    assert low == {**lowprio.LPF_TCP, "rto_min": "5ms"}
+    # fig3a-nohigh: the same low-priority flows, no high-priority ones
+    alone = dcnsim.run(abl.without_high(abl.replay_low(res, "lpf_das")), progress=False).flows
+    assert set(alone["priority"]) == {1} and len(alone) == (a["priority"] == 1).sum()
+
+
 def test_fig8_spurious_rtos_fall_as_rto_min_grows(out_dir: Path) -> None:
     (f,) = lowprio.run_figures(out_dir, lowprio.TINY, ["8"], jobs=2, status=OFF)
     sp = {
@@ -121,6 +155,26 @@ def test_report_has_points_and_plots(out_dir: Path) -> None:
     assert "### LPF-Fig9" in text and "| cubic+SACK | [1, 2] | 400ms |" in text
     assert (out_dir / "figures" / "LPF-Fig8.png").is_file()
     assert "p99_500us_over_1ms_lo" in (out_dir / "report.csv").read_text()
+
+
+def test_investigated_notes_name_registered_figures_and_join_only_misses() -> None:
+    """The ablation notes (lowprio.INVESTIGATED) belong to registered figures, and a figure's
+    evaluation appends its note only when the finding does not hold."""
+    from dcnsim.papers.framework import Finding
+
+    assert set(lowprio.INVESTIGATED) <= {f.id for f in lowprio.FIGURES}
+    assert {"LPF-Fig2a", "LPF-Fig3a", "LPF-Fig3c"} <= set(lowprio.INVESTIGATED)
+
+    def verdict(v: str):
+        def ev(c, fd: Finding) -> None:
+            fd.verdict = v
+
+        return lowprio._noted(ev)
+
+    miss, ok = Finding("LPF-Fig3a", "c", "r"), Finding("LPF-Fig3a", "c", "r")
+    verdict("no")(None, miss)
+    verdict("holds")(None, ok)
+    assert "fig3a-nohigh" in miss.note and ok.note == ""
 
 
 def test_every_figure_is_registered_once() -> None:

@@ -1,18 +1,41 @@
 """Ablations behind the notes of `dcnsim reproduce lowprio` (issue 11): each changes one thing
-against the reproduction's co-location preset (1 s, seeds 1-5) and prints the ratio the finding
-judges, with its bootstrap interval. Runs are cached in --runs like a reproduction's.
+against a reproduction preset and prints the statistic the finding judges, with its bootstrap
+interval. Runs are cached in --runs like a reproduction's. Figs 7 and 10 run the co-location
+preset (1 s, seeds 1-5):
 
     python tools/ablations/lowprio.py fig7-load --runs /tmp/lpf-abl      # LPF-Fig7 vs load
     python tools/ablations/lowprio.py fig7-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig10-ledbat --runs /tmp/lpf-abl   # LEDBAT target only
     python tools/ablations/lowprio.py fig10-tcplp --runs /tmp/lpf-abl    # TCP-LP's gate off
+
+The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
+reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
+reproduction does) and low priority over the study's TCP with one change (high priority keeps
+the preset's TCP), so TCP' / Near-Opt is compared on the very same flows. The arm "tcp" (no
+change) checks that the replay reproduces the preset's own ratio. fig3a-buffer and
+fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the SJF and the
+9-node co-location points at full scale (seeds 1-3).
+
+    python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
+    python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
+    python tools/ablations/lowprio.py fig3a-profile --runs /tmp/lpf-abl   # ns-3 / Linux TCP
+    python tools/ablations/lowprio.py fig3a-backoff --runs /tmp/lpf-abl   # RTO cap 10 ms
+    python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
+    python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
+    python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
+    python tools/ablations/lowprio.py fig3c-cap --runs /tmp/lpf-abl       # DM <= 100 MB
+    python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from dcnsim.papers import framework as fw
 from dcnsim.papers import lowprio as L
@@ -26,6 +49,298 @@ def low_buffer(b: float) -> dict[str, Any]:
     return {"switch.queue_limit": ["128KB", f"{b:.0f}B"], "switch.port_limit": f"{128e3 + b:.0f}B"}
 
 
+def replay_low(tcp: Any, preset: str, **changes: Any) -> dict[str, Any]:
+    """The TCP run's exact flows (like the reproduction's Near-Opt replay), the low-priority
+    ones over the study's TCP with ``changes``, the high-priority ones over the preset's TCP."""
+    sc = L._replay(tcp, preset)
+    del sc["transports"]["nearopt"]
+    sc["transports"]["low"] = {**L.LPF_TCP, **changes}
+    sc["classes"][1]["transport"] = "low"
+    sc["name"] = f"{preset}_low_replay"
+    return sc
+
+
+#: DAS at 1 MB mean (LPF-Fig3a's outlier; --das-mean picks another of its sizes), the
+#: reproduction's full-scale duration for that size.
+DAS_MEAN = 1e6
+DAS_SEEDS = L.FULL.seeds
+
+
+def das_dur(mean: float) -> float:
+    return L.FULL.params["das_s"] * max(1.0, mean / 128e3) ** 0.5
+
+
+#: one change of the low-priority TCP per arm (the arm "tcp" changes nothing)
+TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
+    # RTO_min 1 ms -> 5 ms (the paper's testbed value, Fig 8's arm), low class only
+    "fig3a-rto": {"tcp": {}, "rto_min 5ms": {"rto_min": "5ms"}},
+    # spurious-timeout detection and undo as Linux runs them (F-RTO, D-SACK, undo), low only
+    "fig3a-spurious": {"tcp": {}, "frto+undo": {"frto": True, "undo": True, "dsack": True}},
+    # RFC 6298's exponential back-off capped at 10 ms instead of 60 s (rto_max), low class only
+    "fig3a-backoff": {"tcp": {}, "rto_max 10ms": {"rto_max": "10ms"}},
+    # the TCP defaults LPF does not state, LPF's own keys kept (docs/tcp.md): ns-3's (the
+    # paper's simulator) and Linux's (RACK-TLP, F-RTO, undo, PRR, delayed ACKs, HyStart)
+    "fig3a-profile": {
+        "tcp": {},
+        "profile ns3": {"profile": "ns3"},
+        "profile linux": {"profile": "linux"},
+    },
+}
+
+#: one change of the DAS preset itself (both runs: TCP and its Near-Opt replay)
+SCENARIO_ARMS: dict[str, dict[str, dict[str, Any]]] = {
+    # the low-priority queue 64 KB -> 192 KB (the port keeps the high queue's 128 KB)
+    "fig3a-buffer": {
+        "low queue 192 KB": {"switch.queue_limit": ["128KB", "192KB"], "switch.port_limit": "320KB"}
+    },
+}
+
+
+def tcp_arm_stats(runs: list) -> str:
+    lo = [L._low(r) for r in runs]
+    n = sum(len(f) for f in lo)
+    rto = sum(int(f["rto_count"].sum()) for f in lo) / max(1, n)
+    spur = sum(int(f["spurious_rto"].sum()) for f in lo) / max(1, n)
+    return f"RTOs / low flow {rto:.2f} (spurious {spur:.2f})"
+
+
+def without_high(sc: dict[str, Any]) -> dict[str, Any]:
+    """A replay scenario without its high-priority flows (the low class alone, same flows)."""
+    sc = {**sc, "classes": [c for c in sc["classes"] if c["priority"] != 0]}
+    sc["name"] = f"{sc['name']}_nohigh"
+    return sc
+
+
+def das_nohigh(pool: fw.Pool, mean: float = DAS_MEAN) -> None:
+    """DAS 1 MB replayed without the high-priority flows, TCP and Near-Opt alike: how much of
+    the gap the high-priority traffic makes."""
+    das_arms(pool, {}, mean=mean)
+    for s in DAS_SEEDS:
+        tcp = pool.get(("das", "preset", s))
+        pool.add(("nohigh", "tcp", s), without_high(replay_low(tcp, "lpf_das")), {}, s)
+        pool.add(("nohigh", "no", s), without_high(L._replay(tcp, "lpf_das")), {}, s)
+    pool.run()
+    runs = [pool.get(("nohigh", "tcp", s)) for s in DAS_SEEDS]
+    p = L.pairs(runs, [pool.get(("nohigh", "no", s)) for s in DAS_SEEDS])
+    r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
+    print(f"  no high-priority flows: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
+
+
+def das_arms(
+    pool: fw.Pool,
+    arms: dict[str, dict[str, Any]],
+    scenario_arms: dict[str, dict[str, Any]] | None = None,
+    mean: float = DAS_MEAN,
+) -> None:
+    """DAS 1 MB: the preset's TCP run and its Near-Opt replay; per arm either a replay with
+    the low-priority TCP changed (``arms``) or the preset changed (``scenario_arms``: its own
+    TCP run and Near-Opt replay)."""
+    ov = {
+        **L._window(das_dur(mean)),
+        "classes[0].workload.sizes": {"uniform": ["1B", f"{2 * mean:.0f}B"]},
+    }
+    bases = {"preset": {}, **(scenario_arms or {})}
+    for b, ch in bases.items():
+        for s in DAS_SEEDS:
+            pool.add(("das", b, s), "lpf_das", {**ov, **ch}, s)
+    pool.run()
+    for b in bases:
+        for s in DAS_SEEDS:
+            pool.add(("das-no", b, s), L._replay(pool.get(("das", b, s)), "lpf_das"), {}, s)
+    for s in DAS_SEEDS:
+        tcp = pool.get(("das", "preset", s))
+        for name, ch in arms.items():
+            pool.add(("das-low", name, s), replay_low(tcp, "lpf_das", **ch), {}, s)
+    pool.run()
+    print(f"DAS {mean / 1e3:g} KB, {das_dur(mean):.3f} s, seeds {DAS_SEEDS}:", flush=True)
+    rows = [(b, ("das", b), ("das-no", b)) for b in bases]
+    rows += [(n, ("das-low", n), ("das-no", "preset")) for n in arms]
+    for name, tk, nk in rows:
+        runs = [pool.get((*tk, s)) for s in DAS_SEEDS]
+        p = L.pairs(runs, [pool.get((*nk, s)) for s in DAS_SEEDS])
+        r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
+        print(f"  {name}: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
+
+
+def _p999_ratio(a: np.ndarray) -> float:
+    f = L.STATS["p99.9"]
+    return f(a[:, 0]) / f(a[:, 1])
+
+
+def _p999_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """(TCP / Near-Opt at p99.9 of a) ÷ (the same of b): LPF-Fig3c's DM / WS gap."""
+    f = L.STATS["p99.9"]
+    return (f(a[:, 0]) / f(a[:, 1])) / (f(b[:, 0]) / f(b[:, 1]))
+
+
+def _matched(tcp: list, no: list) -> list[np.ndarray]:
+    """Per seed: [TCP FCT, Near-Opt FCT, size, TCP finish, Near-Opt finish, run end] of the
+    low-priority flows completed in both runs (as :func:`dcnsim.papers.lowprio.pairs`)."""
+    key = ["src", "dst", "size", "start_s"]
+    cols = ["fct_s", "finish_s", "completed"]
+    out = []
+    for t, b in zip(tcp, no, strict=True):
+        m = L._low(t)[[*key, *cols]].merge(L._low(b)[[*key, *cols]], on=key, suffixes=("_t", "_n"))
+        m = m[m["completed_t"].astype(bool) & m["completed_n"].astype(bool)]
+        end = fw_duration(t)
+        v = m[["fct_s_t", "fct_s_n", "size", "finish_s_t", "finish_s_n"]].to_numpy(dtype=float)
+        out.append(np.column_stack([v, np.full(len(v), end)]))
+    return out
+
+
+def fw_duration(res: Any) -> float:
+    """The run's configured duration (s); the saved scenario writes it as e.g. "1500ms"."""
+    d = str(res.scenario["run"]["duration"])
+    for unit, k in (("ps", 1e-12), ("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if d.endswith(unit):
+            return float(d[: -len(unit)]) * k
+    raise ValueError(f"run.duration {d!r}")
+
+
+def sjf_sizes(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load, full scale: the DM / WS p99.9 gap over all flows (the
+    reproduction's statistic), with the data-mining flows restricted to sizes web search also
+    has (<= 30 MB) or <= 100 MB, and over the flows that finished by the end of the run (what
+    a run with run.horizon = run.duration would count: the simulation before the horizon does
+    not depend on it)."""
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    load = L.SJF_LOADS[-1][1]
+    for cdf in ("websearch", "datamining_vl2"):
+        for s in c.seeds:
+            pool.add((cdf, s), "lpf_sjf", L._sjf_ov(c, cdf, load), s)
+    pool.run()
+    for cdf in ("websearch", "datamining_vl2"):
+        for s in c.seeds:
+            pool.add((cdf, "no", s), L._replay(pool.get((cdf, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    m = {
+        cdf: _matched(
+            [pool.get((cdf, s)) for s in c.seeds], [pool.get((cdf, "no", s)) for s in c.seeds]
+        )
+        for cdf in ("websearch", "datamining_vl2")
+    }
+    ws, dm = m["websearch"], m["datamining_vl2"]
+    print(f"SJF high load ({load:.0%}), full scale, seeds {c.seeds}:", flush=True)
+    for label, keep in (
+        ("all flows (the reproduction)", lambda a: a),
+        ("DM <= 30 MB (web search's largest)", lambda a: a[a[:, 2] <= 30e6]),
+        ("DM <= 100 MB", lambda a: a[a[:, 2] <= 100e6]),
+    ):
+        d = [keep(a) for a in dm]
+        dmr = fw.bootstrap(_p999_ratio, d)
+        print(
+            f"  {label}: DM p99.9 ratio {dmr}, DM / WS gap {fw.bootstrap(_p999_gap, d, ws)}; "
+            f"{sum(map(len, d))} DM flows"
+        )
+    done = [a[(a[:, 3] <= a[:, 5]) & (a[:, 4] <= a[:, 5])] for a in dm]
+    wsd = [a[(a[:, 3] <= a[:, 5]) & (a[:, 4] <= a[:, 5])] for a in ws]
+    print(
+        f"  finished by the run's end (horizon = duration): DM / WS gap "
+        f"{fw.bootstrap(_p999_gap, done, wsd)}; {sum(map(len, done))} DM flows"
+    )
+    top = np.concatenate(dm)
+    top = top[top[:, 0] >= np.percentile(top[:, 0], 99.9)]
+    print(
+        f"  DM flows at or above TCP's p99.9 FCT: sizes {np.min(top[:, 2]) / 1e6:.0f}-"
+        f"{np.max(top[:, 2]) / 1e6:.0f} MB, TCP {np.min(top[:, 0]):.2f}-{np.max(top[:, 0]):.2f} s"
+    )
+
+
+#: LPF-Fig2a (9-node co-location, full scale: 6 s, seeds 1-3): per arm, (changes of both
+#: PriorityQueue and FairShare, changes of FairShare only). The 9-node cluster is the paper's
+#: testbed (§3.4: the simulation's settings except RTO_min 5 ms, a Linux stack).
+FIG2A_ARMS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "preset": ({}, {}),
+    "RTO_min 5 ms (testbed)": ({"transports.tcp.rto_min": "5ms"}, {}),
+    "Linux TCP (profile linux, LPF's keys kept)": ({"transports.tcp.profile": "linux"}, {}),
+    "FairShare FIFO 4 MB": ({}, {"switch.queue_limit": "4MB", "switch.port_limit": "4MB"}),
+    # the two above together (two changes, not an ablation of one cause): a deep FairShare
+    # FIFO whose queueing delay stays under RTO_min
+    "RTO_min 5 ms + FairShare FIFO 4 MB (two changes)": (
+        {"transports.tcp.rto_min": "5ms"},
+        {"switch.queue_limit": "4MB", "switch.port_limit": "4MB"},
+    ),
+}
+
+
+def fig2a(pool: fw.Pool) -> None:
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    for name, (both, fs) in FIG2A_ARMS.items():
+        for s in c.seeds:
+            pool.add((name, "prio", s), "lpf_colocation", {**L._fig2_ov(c, False), **both}, s)
+            pool.add((name, "fair", s), "lpf_colocation", {**L._fig2_ov(c, True), **both, **fs}, s)
+    pool.run()
+    p80 = lambda v: float(np.percentile(v, 80))  # noqa: E731
+    print(f"LPF-Fig2a, 9 nodes, {L.FULL.fig2_s:g} s, seeds {c.seeds}: p80 retransmission rate")
+    for name in FIG2A_ARMS:
+        out = []
+        for q in ("prio", "fair"):
+            runs = [pool.get((name, q, s)) for s in c.seeds]
+            iv = fw.bootstrap(p80, [L.retx_rate(r) for r in runs])
+            f = pd.concat([r.flows for r in runs])
+            f = f[f["in_window"].astype(bool) & (f["class"] == "storage") & (f["size"] > 1e6)]
+            spur = f["spurious_retx"].sum() / max(1, f["retx_pkts"].sum())
+            out.append(
+                f"{'PriorityQueue' if q == 'prio' else 'FairShare'} {iv} ({spur:.0%} spurious)"
+            )
+        print(f"  {name}: {'; '.join(out)}", flush=True)
+
+
+#: The built-in VL2 data-mining CDF (LPF-Fig3c's workload).
+DM_CDF = Path(__file__).resolve().parents[2] / "crates/dcnsim-workload/data/datamining_vl2.cdf"
+
+
+def capped_cdf(src: Path, cap: float, dst: Path) -> Path:
+    """``src`` conditioned on size <= ``cap`` (a point of the CDF): the points above dropped,
+    the probabilities divided by the CDF at ``cap``."""
+    pts = []
+    for line in src.read_text().splitlines():
+        line = line.split("#")[0].split()
+        if line:
+            pts.append((float(line[0]), float(line[1])))
+    top = dict(pts)[cap]
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(
+        f"# {src.name} conditioned on size <= {cap:.0f} B (tools/ablations/lowprio.py)\n"
+        + "".join(f"{x:.0f} {p / top:.9f}\n" for x, p in pts if x <= cap)
+    )
+    return dst
+
+
+def sjf_cap(pool: fw.Pool, runs_dir: Path) -> None:
+    """LPF-Fig3c at high load with one change: the data-mining sizes conditioned on
+    <= 100 MB (the 2% of flows of 0.1-1 GB removed; the load, and so the bytes, unchanged),
+    against web search at the same scale (the reproduction's full-scale SJF run: 1.5 s,
+    seeds 1-3)."""
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    load = L.SJF_LOADS[-1][1]
+    cdf = capped_cdf(DM_CDF, 100e6, runs_dir / "datamining_vl2_le100MB.cdf")
+    arms = {
+        "websearch": L._sjf_ov(c, "websearch", load),
+        "DM <= 100 MB": {
+            **L._sjf_ov(c, "datamining_vl2", load),
+            **L._window(L.FULL.sjf_s),
+            "classes[0].workload.sizes": {"cdf_file": str(cdf)},
+        },
+    }
+    for name, ov in arms.items():
+        for s in c.seeds:
+            pool.add((name, s), "lpf_sjf", ov, s)
+    pool.run()
+    for name in arms:
+        for s in c.seeds:
+            pool.add((name, "no", s), L._replay(pool.get((name, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    p = {
+        n: L.pairs(*[[pool.get((n, *k, s)) for s in c.seeds] for k in ((), ("no",))]) for n in arms
+    }
+    print(f"SJF high load ({load:.0%}), {L.FULL.sjf_s:g} s, seeds {c.seeds}:", flush=True)
+    for n, v in p.items():
+        print(f"  {n}: TCP / Near-Opt p99.9 {fw.bootstrap(_p999_ratio, v)}; {L.n_of(v)} flows")
+    gap = fw.bootstrap(_p999_gap, p["DM <= 100 MB"], p["websearch"])
+    print(f"  DM (<= 100 MB) / WS p99.9 gap {gap}")
+
+
 def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     fa = L.low_fct([pool.get((a, s)) for s in SEEDS])
     fb = L.low_fct([pool.get((b, s)) for s in SEEDS])
@@ -35,12 +350,48 @@ def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
-        "ablation", choices=("fig7-load", "fig7-profile", "fig10-ledbat", "fig10-tcplp")
+        "ablation",
+        choices=(
+            "fig7-load",
+            "fig7-profile",
+            "fig10-ledbat",
+            "fig10-tcplp",
+            *TCP_ARMS,
+            *SCENARIO_ARMS,
+            "fig3a-nohigh",
+            "fig3c-cap",
+            "fig3c-sizes",
+            "fig2a",
+        ),
     )
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument(
+        "--das-mean",
+        type=float,
+        default=DAS_MEAN / 1e3,
+        help="fig3a-*: the DAS mean size in KB (128, 1000, 5000)",
+    )
     a = ap.parse_args()
     pool = fw.Pool(a.runs, a.jobs, False)
+    if a.ablation == "fig2a":
+        fig2a(pool)
+        return
+    if a.ablation == "fig3c-sizes":
+        sjf_sizes(pool)
+        return
+    if a.ablation in TCP_ARMS:
+        das_arms(pool, TCP_ARMS[a.ablation], mean=a.das_mean * 1e3)
+        return
+    if a.ablation == "fig3c-cap":
+        sjf_cap(pool, a.runs)
+        return
+    if a.ablation == "fig3a-nohigh":
+        das_nohigh(pool, a.das_mean * 1e3)
+        return
+    if a.ablation in SCENARIO_ARMS:
+        das_arms(pool, {}, SCENARIO_ARMS[a.ablation], mean=a.das_mean * 1e3)
+        return
     arms: dict[str, dict[str, Any]] = {}
     pairs: list[tuple[str, str, str]] = []  # (label, numerator arm, denominator arm)
     if a.ablation == "fig7-load":
