@@ -110,3 +110,24 @@ def test_every_roce_miss_note_names_a_roce_figure() -> None:
     for k, text in tlt_roce.MISS_NOTES.items():
         assert tlt.MISS_NOTES[k] == text
         assert text.strip()
+
+
+def test_full_scale_runs_may_go_on_until_their_measured_flows_finish() -> None:
+    # At 240 ms the scenario's 300 ms horizon cut off web-search flows started late in the
+    # window (+inf in the background means); the horizon is 5 × the duration when longer.
+    from types import SimpleNamespace
+
+    def ov(scale: object) -> dict:
+        c = SimpleNamespace(scale=scale, seeds=(1,))
+        return tlt_roce._ov(c, "pfc", "dcqcn")
+
+    full = ov(tlt.FULL)
+    assert full["run.duration"] == "240ms"
+    assert full["run.horizon"] == "1200ms"
+    n = config.prepare("tlt_roce", overrides=full).normalized
+    assert n["run"]["horizon"] in ("1200ms", "1.2s")
+    # The reduced scale keeps the scenario's horizon (and so its cached runs).
+    assert "run.horizon" not in ov(tlt.REDUCED)
+    assert tlt_roce.horizon_ms("10ms") == 300.0
+    with pytest.raises(ValueError, match="roce_duration"):
+        tlt_roce.horizon_ms("ten")
