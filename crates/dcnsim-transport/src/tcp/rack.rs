@@ -101,11 +101,10 @@ impl Rack {
 
     /// Bytes of retransmissions deemed lost again (out of the pipe, to be resent): of each
     /// re-lost segment, the bytes in `[snd_una, r)` (r: HighRxt, what the pipe counts as
-    /// retransmitted) that `sb` has not SACKed. Counted when
-    /// asked (only while a segment is re-lost, in recovery) so that the sender's pipe,
-    /// which counts un-SACKed bytes above snd_una, never takes a byte out twice — with
-    /// snd_una inside a segment (TLT's 1-byte important ACK-clocking) or a SACK block
-    /// inside one.
+    /// retransmitted) that `sb` has not SACKed. Counted when asked (only while a segment is
+    /// re-lost, in recovery) so that the sender's pipe, which counts un-SACKed bytes above
+    /// snd_una, never takes a byte out twice — with snd_una inside a segment (TLT's 1-byte
+    /// important ACK-clocking) or a SACK block inside one.
     pub fn relost_in_pipe(&self, snd_una: u64, r: u64, sb: &RangeSet) -> u64 {
         if self.relost == 0 {
             return 0;
