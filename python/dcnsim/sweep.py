@@ -202,7 +202,7 @@ def _run_batch(items: list[tuple[config.Prepared, str]]) -> list[BaseException |
 _DUR_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
 
 
-def _secs(v: Any, default: float) -> float:
+def duration_secs(v: Any, default: float) -> float:
     """Seconds of a normalized duration (``"10ms"``), or ``default``."""
     if isinstance(v, (int, float)):
         return float(v)
@@ -241,7 +241,7 @@ def run_cost(run: SweepRun) -> float:
     a run normally ends soon after its duration)."""
     n = run.prepared.normalized
     r = n.get("run", {}) or {}
-    dur = _secs(r.get("duration"), 0.01)
+    dur = duration_secs(r.get("duration"), 0.01)
     load = 0.0
     for c in n.get("classes", []) or []:
         w = c.get("workload", {}) or {}

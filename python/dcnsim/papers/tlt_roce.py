@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..results import Results
+from ..sweep import duration_secs
 from .framework import (
     NA,
     Ctx,
@@ -112,7 +113,6 @@ def _seeds(c: Ctx) -> tuple[int, ...]:
 #: The scenario's horizon (``tlt_roce.toml``): a run stops once every measured flow has
 #: finished, at the latest at the horizon.
 SCENARIO_HORIZON_MS = 300.0
-_UNIT_MS = {"ms": 1.0, "us": 1e-3, "s": 1e3}
 
 
 def horizon_ms(duration: str) -> float:
@@ -120,11 +120,10 @@ def horizon_ms(duration: str) -> float:
     scenario's 300 ms, or 5 × the duration if longer. (At the full scale's 240 ms the 300 ms
     left 60 ms, and web-search flows of 17–30 MB started late in the window were still
     running at the horizon, +inf in every background mean.)"""
-    for unit in ("ms", "us", "s"):
-        if duration.endswith(unit):
-            d = float(duration[: -len(unit)]) * _UNIT_MS[unit]
-            return max(SCENARIO_HORIZON_MS, 5.0 * d)
-    raise ValueError(f"roce_duration: expected a duration such as '240ms', got {duration!r}")
+    d = duration_secs(duration, math.nan) * 1e3
+    if math.isnan(d):
+        raise ValueError(f"roce_duration: expected a duration such as '240ms', got {duration!r}")
+    return max(SCENARIO_HORIZON_MS, 5.0 * d)
 
 
 def _ov(c: Ctx, v: str, transport: str, **kw: Any) -> dict[str, Any]:
