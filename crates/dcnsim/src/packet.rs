@@ -249,19 +249,20 @@ impl Arena {
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.pkts[id as usize]
     }
-    /// The lowest flow id among live transport packets (`u32::MAX`: none). O(slots).
-    pub fn min_live_flow(&self) -> u32 {
+    /// Marks `live[f - base]` for every flow `f >= base` named by a live transport packet
+    /// (flows beyond `live` are ignored). O(slots).
+    pub fn mark_live_flows(&self, base: u32, live: &mut [bool]) {
         let mut dead = vec![false; self.pkts.len()];
         for &i in &self.free {
             dead[i as usize] = true;
         }
-        self.pkts
-            .iter()
-            .zip(&dead)
-            .filter(|(p, &d)| !d && p.kind != PktKind::Raw)
-            .map(|(p, _)| p.flow)
-            .min()
-            .unwrap_or(u32::MAX)
+        for (p, &d) in self.pkts.iter().zip(&dead) {
+            if !d && p.kind != PktKind::Raw {
+                if let Some(l) = live.get_mut(p.flow.wrapping_sub(base) as usize) {
+                    *l = true;
+                }
+            }
+        }
     }
 
     /// Packets currently alive (in queues, on wires, or being processed).

@@ -115,10 +115,12 @@ fn finished_flows_are_retired_so_held_flows_stay_flat() {
         let sink: dcnsim::sim::flow::FlowSink = Box::new(move |t| r.borrow_mut().extend(t.flow_id));
         let out = run_built_with(b, &sc.name, sc.seed, &mut |_| true, Some(sink));
         assert!(out.flows.is_empty());
-        let ids = rows.borrow();
+        // Every flow once (rows reach the sink in retirement order, not id order).
+        let mut ids = rows.borrow().clone();
         let n = out.meta.flows_total;
         assert!(n > 20_000, "{n}");
         assert_eq!(ids.len() as u64, n);
+        ids.sort_unstable();
         assert!(ids.iter().enumerate().all(|(i, &f)| f == i as u64));
         held.push((n, out.meta.events));
     }
@@ -142,4 +144,43 @@ fn finished_flows_are_retired_so_held_flows_stay_flat() {
         "{peaks:?} for {held:?}"
     );
     assert!((peaks[1] as u64) < held[1].0 / 8, "{peaks:?} for {held:?}");
+}
+
+#[test]
+fn a_long_flow_does_not_hold_the_flows_started_after_it() {
+    // One 50 MB flow from the start (it runs for most of the 60 ms) and 4 KB Poisson flows
+    // on other hosts: the short flows finish and are retired while the long one runs, so
+    // the flows held at once stay about one chunk's worth (retirement runs between chunks;
+    // ~6,400 here). Retiring in flow-id order would hold every flow started after the long
+    // one until it ends (~44,000).
+    let j = r#"{"name": "stream-long", "seed": 3,
+        "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 4,
+                     "host_link": {"rate": "10Gbps", "delay": "1us"}, "fabric_link": {"rate": "10Gbps", "delay": "1us"}},
+        "classes": [
+            {"name": "long", "transport": "dctcp",
+             "workload": {"kind": "flows", "list": [{"src": 0, "dst": 4, "size": 50000000, "start": 0}]}},
+            {"name": "short", "transport": "dctcp",
+             "workload": {"kind": "poisson", "load": 0.3, "sizes": {"fixed": "4KB"}}}],
+        "run": {"duration": "60ms"}}"#;
+    let sc = from_json(j).unwrap();
+    let mut b = sc.build(&FsReader).unwrap();
+    assert!(b.sim.flows.streaming);
+    let mut started_while_long_ran = 0;
+    while b.sim.run(b.horizon, dcnsim::run::CHUNK) > 0 && !b.sim.finished {
+        b.sim.retire_flows();
+        if b.sim.flows.rec_of(0).is_some_and(|r| r.sender_done.is_none()) {
+            started_while_long_ran = b.sim.flows.len();
+        }
+    }
+    let long_done = b.sim.flow_table().completed[0];
+    assert!(long_done, "the long flow finishes within the run");
+    assert!(started_while_long_ran > 10_000, "{started_while_long_ran}");
+    let peak = b.sim.flows.held_peak;
+    assert!(
+        peak < started_while_long_ran / 4,
+        "held {peak} of the {started_while_long_ran} flows started while the long one ran"
+    );
+    // The table is still in flow-id order, every flow once.
+    let t = b.sim.flow_table();
+    assert!(t.flow_id.iter().enumerate().all(|(i, &f)| f == i as u64));
 }

@@ -11,9 +11,13 @@
 //! Streaming (`Flows::streaming`, see [`FlowFeed`]): a run's flows need not all exist before
 //! it starts. The feed hands the simulator the next flow when the run reaches its start, and
 //! finished flows whose packets have all left the fabric are *retired*: their result row is
-//! written and their description, record and slot are dropped, so the flows held in memory
-//! are the running ones (and the finished ones behind the oldest running one), not every flow
-//! of the run. Flow ids stay global: flow `f` is at index `f - base` of the held vectors.
+//! written and their description, record and slot are freed for a later flow, so the flows
+//! held in memory are the running ones (and those finished since the last retirement pass),
+//! not every flow of the run. A flow is retired as soon as it is done, whatever the state of
+//! the flows started before it: under heavy-tailed sizes the oldest running flow gets older
+//! as a run gets longer, and retiring in id order would hold every flow started after it.
+//! Flow ids stay global: flow `f`'s slot in the held vectors is `pos[f - base]`, where `base`
+//! is the oldest flow not yet retired; without streaming, the slot of flow `f` is `f`.
 
 use super::{Event, FlowTimer, Sim};
 use crate::net::config::MAX_QUEUES;
@@ -41,6 +45,9 @@ struct FlowSlot {
     nic_q: u8,
     nic_port: u32,
 }
+
+/// `Flows::pos` of a retired flow.
+const RETIRED: u32 = u32::MAX;
 
 const PULLED: u8 = 1;
 const WAITING: u8 = 2;
@@ -79,7 +86,8 @@ impl NicPull {
 }
 
 /// Where retired flows' result rows go when a run spills them (batches of [`FLOW_BATCH`]
-/// rows, in flow-id order).
+/// rows in the order the flows were retired, which is deterministic but not flow-id order;
+/// each row carries its `flow_id`).
 pub type FlowSink = Box<dyn FnMut(super::results::FlowTable)>;
 
 /// Rows per batch handed to a [`FlowSink`].
@@ -141,11 +149,16 @@ impl FlowFeed {
 #[derive(Default)]
 pub struct Flows {
     pub transports: Vec<TransportRt>,
-    /// Held flows: flow `f` is at index `f - base` (see the module docs).
+    /// Held flows, by slot: flow `f` is in slot `pos[f - base]` (see the module docs; without
+    /// streaming nothing is retired and the slot of flow `f` is `f`).
     pub desc: Vec<FlowDesc>,
     pub rec: Vec<FlowRecord>,
     state: Vec<Option<Box<FlowSlot>>>,
-    /// Flows retired so far: the id of `desc[0]`.
+    /// Slot of each flow from `base` on ([`RETIRED`]: retired).
+    pos: Vec<u32>,
+    /// Slots of retired flows, reused by the next flows (last freed first).
+    free: Vec<u32>,
+    /// The oldest flow not yet retired (every flow before it is).
     pub base: u32,
     /// Streaming: flows come from the feed and finished ones are retired (see the module
     /// docs); off, every flow is added before the run and held to its end.
@@ -159,8 +172,7 @@ pub struct Flows {
     /// (the offered load), and their number over all classes.
     pub offered_win: Vec<u64>,
     pub in_window: u64,
-    /// Copies of each (flow, segment) dropped so far (ordered, so a retired flow's entries
-    /// go with one split).
+    /// Copies of each (flow, segment) dropped so far (a retired flow's entries are removed).
     drop_count: BTreeMap<(u32, u64), u32>,
     /// Flows not yet done (not started, or started and the sender not finished).
     active: u32,
@@ -177,19 +189,35 @@ impl Flows {
     }
     /// Flows so far (retired ones included): the next flow's id.
     pub fn len(&self) -> usize {
-        self.base as usize + self.desc.len()
+        self.base as usize + self.pos.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Flows held in memory now.
     pub fn held(&self) -> usize {
-        self.desc.len()
+        self.desc.len() - self.free.len()
     }
-    /// Index of flow `f` in the held vectors (out of range if retired).
+    /// Slot of flow `f` in the held vectors (out of range if retired or unknown).
     #[inline]
     pub fn ix(&self, f: u32) -> usize {
-        f.wrapping_sub(self.base) as usize
+        if !self.streaming {
+            // Nothing is retired: slot = id (one predictable test instead of a look-up).
+            return f as usize;
+        }
+        match self.pos.get(f.wrapping_sub(self.base) as usize) {
+            Some(&s) => s as usize,
+            None => usize::MAX,
+        }
+    }
+    /// The held flows' ids and slots, in id order.
+    pub fn held_slots(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        let base = self.base;
+        self.pos
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s != RETIRED)
+            .map(move |(k, &s)| (base + k as u32, s as usize))
     }
     /// A held flow's description.
     #[inline]
@@ -226,10 +254,22 @@ impl Flows {
             }
             self.offered_win[tc] += d.size;
         }
-        self.desc.push(d);
-        self.rec.push(FlowRecord::default());
-        self.state.push(None);
-        self.held_peak = self.held_peak.max(self.desc.len());
+        match self.free.pop() {
+            Some(slot) => {
+                let i = slot as usize;
+                self.desc[i] = d;
+                self.rec[i] = FlowRecord::default();
+                self.state[i] = None;
+                self.pos.push(slot);
+            }
+            None => {
+                self.pos.push(self.desc.len() as u32);
+                self.desc.push(d);
+                self.rec.push(FlowRecord::default());
+                self.state.push(None);
+            }
+        }
+        self.held_peak = self.held_peak.max(self.held());
         self.active += 1;
         f
     }
@@ -284,39 +324,43 @@ impl Sim {
         self.next_start = Time::MAX;
     }
 
-    /// Streaming: retires the finished flows at the front of the held ones whose packets
-    /// have all left the fabric (no live packet names a flow at or after the first one still
-    /// held by a packet): their rows go to `retired` (and batches of them to the sink),
-    /// their state is dropped. A retired flow's record can no longer change: only its
-    /// endpoint (gone when its sender finished) or its packets could change it.
+    /// Streaming: retires every finished flow (its endpoint closed) of which no live packet
+    /// is left in the fabric: its row goes to `retired` (and batches of rows to the sink),
+    /// its slot is freed. A retired flow's record can no longer change: only its endpoint
+    /// (gone when its sender finished) or its packets could change it. Flows are retired in
+    /// id order within a pass, so the rows' order is deterministic. (Every held flow of a
+    /// streaming run has started: the feed starts a flow as it adds it.)
     pub fn retire_flows(&mut self) {
         if !self.flows.streaming {
             return;
         }
-        let fl = &self.flows;
-        let open = fl
-            .state
-            .iter()
-            .position(|s| s.is_some())
-            .unwrap_or(fl.state.len());
-        if open == 0 {
-            return;
-        }
-        let live = self.arena.min_live_flow();
-        let n = open.min(live.saturating_sub(fl.base) as usize);
-        if n == 0 {
-            return;
-        }
         let fl = &mut self.flows;
-        for i in 0..n {
+        let mut live = vec![false; fl.pos.len()];
+        self.arena.mark_live_flows(fl.base, &mut live);
+        let mut any = false;
+        for (k, is_live) in live.iter().enumerate() {
+            let slot = fl.pos[k];
+            if slot == RETIRED || *is_live || fl.state[slot as usize].is_some() {
+                continue;
+            }
+            let i = slot as usize;
             fl.retired
-                .push_row(fl.base as usize + i, &fl.desc[i], &fl.rec[i]);
+                .push_row(fl.base as usize + k, &fl.desc[i], &fl.rec[i]);
+            fl.pos[k] = RETIRED;
+            fl.free.push(slot);
+            any = true;
         }
-        fl.desc.drain(..n);
-        fl.rec.drain(..n);
-        fl.state.drain(..n);
-        fl.base += n as u32;
-        fl.drop_count = fl.drop_count.split_off(&(fl.base, 0));
+        if !any {
+            return;
+        }
+        let gone = fl.pos.iter().take_while(|&&s| s == RETIRED).count();
+        fl.pos.drain(..gone);
+        fl.base += gone as u32;
+        let (base, pos) = (fl.base, &fl.pos);
+        fl.drop_count.retain(|&(f, _), _| {
+            pos.get(f.wrapping_sub(base) as usize)
+                .is_some_and(|&s| s != RETIRED)
+        });
         if fl.retired.len() >= FLOW_BATCH {
             if let Some(sink) = fl.sink.as_mut() {
                 sink(std::mem::take(&mut fl.retired));

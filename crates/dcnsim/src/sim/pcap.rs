@@ -340,7 +340,7 @@ impl Sim {
             return;
         };
         if c.ports.is_none() && c.selects(&p, now) {
-            let d = &self.flows.desc[p.flow as usize];
+            let d = self.flows.desc_of(p.flow);
             c.write(&p, now, d.src, d.size);
         }
     }
@@ -355,7 +355,7 @@ impl Sim {
             return;
         };
         if c.ports.as_ref().is_some_and(|v| v[port as usize]) && c.selects(&p, now) {
-            let d = &self.flows.desc[p.flow as usize];
+            let d = self.flows.desc_of(p.flow);
             c.write(&p, now, d.src, d.size);
         }
     }

@@ -5,6 +5,63 @@ use super::Sim;
 use crate::topo::NodeKind;
 use dcnsim_engine::to_secs;
 
+/// Calls macro `$m` with every column of [`FlowTable`] (one list for the operations on all
+/// of them).
+macro_rules! flow_columns {
+    ($m:ident) => {
+        $m!(
+            flow_id,
+            class_id,
+            src,
+            dst,
+            size,
+            start_s,
+            finish_s,
+            fct_s,
+            ideal_fct_s,
+            slowdown,
+            completed,
+            in_window,
+            sender_done_s,
+            deadline_s,
+            data_pkts,
+            retx_pkts,
+            fast_retx,
+            rto_count,
+            spurious_rto,
+            spurious_retx,
+            ecn_marks,
+            max_cwnd,
+            max_pkt_drops,
+            drops,
+            tag,
+            priority,
+            cqcn_halts,
+            cnps,
+            established_s,
+            fct_established_s,
+            syn_retx,
+            tlp_probes,
+            tlp_recoveries,
+            undo_rto,
+            undo_fast,
+            important_pkts,
+            important_bytes,
+            important_drops,
+            clock_bytes,
+            tlt_lost_segs,
+            srtt_s,
+            rto_s,
+            delivered,
+            alpha,
+            reliability,
+            reflex_intervals,
+            reflex_low,
+            r_fair_bps
+        )
+    };
+}
+
 #[derive(Default, Debug, Clone)]
 pub struct FlowTable {
     pub flow_id: Vec<u64>,
@@ -294,68 +351,33 @@ impl FlowTable {
 
     /// Appends `other`'s rows.
     pub fn append(&mut self, other: FlowTable) {
-        macro_rules! cols {
+        macro_rules! extend {
             ($($c:ident),*) => { $( self.$c.extend(other.$c); )* };
         }
-        cols!(
-            flow_id,
-            class_id,
-            src,
-            dst,
-            size,
-            start_s,
-            finish_s,
-            fct_s,
-            ideal_fct_s,
-            slowdown,
-            completed,
-            in_window,
-            sender_done_s,
-            deadline_s,
-            data_pkts,
-            retx_pkts,
-            fast_retx,
-            rto_count,
-            spurious_rto,
-            spurious_retx,
-            ecn_marks,
-            max_cwnd,
-            max_pkt_drops,
-            drops,
-            tag,
-            priority,
-            cqcn_halts,
-            cnps,
-            established_s,
-            fct_established_s,
-            syn_retx,
-            tlp_probes,
-            tlp_recoveries,
-            undo_rto,
-            undo_fast,
-            important_pkts,
-            important_bytes,
-            important_drops,
-            clock_bytes,
-            tlt_lost_segs,
-            srtt_s,
-            rto_s,
-            delivered,
-            alpha,
-            reliability,
-            reflex_intervals,
-            reflex_low,
-            r_fair_bps
-        );
+        flow_columns!(extend);
+    }
+
+    /// Puts the rows in flow-id order (a streaming run retires flows out of id order).
+    pub fn sort_by_flow_id(&mut self) {
+        if self.flow_id.is_sorted() {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_unstable_by_key(|&i| self.flow_id[i]);
+        macro_rules! permute {
+            ($($c:ident),*) => { $( self.$c = order.iter().map(|&i| self.$c[i].clone()).collect(); )* };
+        }
+        flow_columns!(permute);
     }
 }
 
 impl Sim {
-    /// Every flow's row: the retired flows' rows not yet handed to a sink, then the held
-    /// flows (a running endpoint's counters folded in).
+    /// Every flow's row in flow-id order: the retired flows' rows not yet handed to a sink
+    /// and the held flows' (a running endpoint's counters folded in).
     pub fn flow_table(&self) -> FlowTable {
         let mut t = self.flows.retired.clone();
         self.held_rows(&mut t);
+        t.sort_by_flow_id();
         t
     }
 
@@ -363,13 +385,13 @@ impl Sim {
     pub fn take_flow_table(&mut self) -> FlowTable {
         let mut t = std::mem::take(&mut self.flows.retired);
         self.held_rows(&mut t);
+        t.sort_by_flow_id();
         t
     }
 
     fn held_rows(&self, t: &mut FlowTable) {
-        let base = self.flows.base as usize;
-        for (i, d) in self.flows.desc.iter().enumerate() {
-            t.push_row(base + i, d, &self.flow_record(i));
+        for (f, i) in self.flows.held_slots() {
+            t.push_row(f as usize, &self.flows.desc[i], &self.flow_record(i));
         }
     }
 
