@@ -168,7 +168,11 @@ fn a_long_flow_does_not_hold_the_flows_started_after_it() {
     let mut started_while_long_ran = 0;
     while b.sim.run(b.horizon, dcnsim::run::CHUNK) > 0 && !b.sim.finished {
         b.sim.retire_flows();
-        if b.sim.flows.rec_of(0).is_some_and(|r| r.sender_done.is_none()) {
+        if b.sim
+            .flows
+            .rec_of(0)
+            .is_some_and(|r| r.sender_done.is_none())
+        {
             started_while_long_ran = b.sim.flows.len();
         }
     }
