@@ -125,32 +125,36 @@ def check_plain(scenario: Any) -> None:
     stack: list[tuple[Any, list[str | int]]] = [(scenario, [])]
     while stack:
         node, path = stack.pop()
-        where = _key_path(path) or "scenario"
         if len(path) > MAX_DEPTH:
-            raise ConfigError(f"nested more than {MAX_DEPTH} tables or lists deep", where)
+            raise ConfigError(f"nested more than {MAX_DEPTH} tables or lists deep", _where(path))
+        if isinstance(node, bool | str | int) or node is None:
+            continue
         if isinstance(node, dict):
             for k, v in node.items():
                 if not isinstance(k, str):
-                    raise ConfigError(f"expected string keys, got {k!r}", where)
+                    raise ConfigError(f"expected string keys, got {k!r}", _where(path))
                 stack.append((v, [*path, k]))
         elif isinstance(node, list | tuple):
             stack.extend((v, [*path, i]) for i, v in enumerate(node))
-        elif isinstance(node, bool | str | int) or node is None:
-            continue
         elif isinstance(node, float):
             if not math.isfinite(node):
-                raise ConfigError(f"expected a finite number, got {node}", where)
+                raise ConfigError(f"expected a finite number, got {node}", _where(path))
         elif isinstance(node, datetime.date | datetime.time):
             raise ConfigError(
                 f"a date or time ({node}) is not a scenario value; write a duration as a "
                 'string like "10ms" or a number of seconds',
-                where,
+                _where(path),
             )
         else:
             raise ConfigError(
                 f"expected a number, string, boolean, list or table, got a {type(node).__name__}",
-                where,
+                _where(path),
             )
+
+
+def _where(path: list[str | int]) -> str:
+    # built only for an error: a scenario with long flow lists has thousands of values
+    return _key_path(path) or "scenario"
 
 
 def validate(scenario: dict[str, Any]) -> dict[str, Any]:

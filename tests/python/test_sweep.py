@@ -187,7 +187,7 @@ def test_ray_backend_without_ray_is_bad_input(
 
 
 def test_pool_tasks_run_longest_first_with_tiny_runs_batched(real_core) -> None:
-    # Cost = simulated time × hosts × load: duration and hosts per leaf drive it here.
+    # Cost = the bytes offered over the duration: duration and hosts per leaf drive it here.
     win = {"run.warmup": ["0s"], "run.cooldown": ["0s"]}
     runs = sw.plan("default", {"run.duration": ["1ms", "20ms", "80ms"], **win}, seeds=[1, 2])
     runs += sw.plan(
@@ -206,7 +206,46 @@ def test_pool_tasks_run_longest_first_with_tiny_runs_batched(real_core) -> None:
     assert len(tasks) == len(runs) - 1
     one, twenty = (next(r for r in runs if r.params["run.duration"] == d) for d in ("1ms", "20ms"))
     assert sw.run_cost(twenty) == pytest.approx(20 * sw.run_cost(one))
-    assert sw.run_cost(runs[-1]) == pytest.approx(2 * costs[runs[-2].hash])
+    # The Poisson class (40% of every 10G host link) doubles with the hosts; the incast's
+    # rounds (16 × 20 KB every 500 µs) do not.
+    poisson, incast = 0.4 * 32 * 10e9 / 8 * 0.08, 16 * 20e3 * (0.08 / 500e-6)
+    assert costs[runs[-2].hash] == pytest.approx(poisson + incast)
+    assert sw.run_cost(runs[-1]) == pytest.approx(2 * poisson + incast)
+
+
+def test_run_cost_follows_the_bytes_each_load_basis_offers(real_core) -> None:
+    # `reproduce lowprio` (2026-11-26): a run of lpf_sjf (50% of all 40 host links) took 30×
+    # as long as one of lpf_hybrid (80% of a 10 Gb/s bisection), while cost = time × hosts ×
+    # load ranked them the other way round and batched 17 such runs as "tiny" on one worker
+    # (55 s, the other core idle). Offered bytes rank them as their events do.
+    win = {"run.warmup": "0s", "run.cooldown": "0s", "run.duration": "300ms"}
+    sjf = sw.plan("lpf_sjf", {k: [v] for k, v in win.items()}, seeds=[1])[0]
+    hybrid = sw.plan("lpf_hybrid", {k: [v] for k, v in win.items()}, seeds=[1])[0]
+    loads = [c["workload"]["load"] for c in hybrid.prepared.normalized["classes"]]
+    assert sw.run_cost(hybrid) == pytest.approx(sum(loads) * 10e9 / 8 * 0.3)
+    sjf_load = sjf.prepared.normalized["classes"][0]["workload"]["load"]
+    assert sw.run_cost(sjf) == pytest.approx(sjf_load * 40 * 10e9 / 8 * 0.3)
+    # A flows list offers its flows' bytes.
+    listed = sw.plan(
+        {
+            "classes": [
+                {
+                    "name": "c",
+                    "transport": "dctcp",
+                    "workload": {
+                        "kind": "flows",
+                        "list": [
+                            {"src": 0, "dst": 1, "size": "1MB", "start": 0},
+                            {"src": 2, "dst": 3, "size": "3MB", "start": 0},
+                        ],
+                    },
+                }
+            ]
+        },
+        {},
+        seeds=[1],
+    )[0]
+    assert sw.run_cost(listed) == pytest.approx(4e6)
 
 
 def test_longest_first_batches_give_the_same_saved_runs(

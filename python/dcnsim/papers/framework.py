@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -78,15 +79,64 @@ def _g(x: float) -> str:
 
 
 def _resample(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+    return _gather(groups, _draw(groups, rng))
+
+
+def _draw(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+    """One replicate's draws: per group, the seeds picked (with replacement) and for each
+    pick the rows drawn from that seed (None for an empty one, which draws nothing)."""
     out = []
     for seeds in groups:
         pick = rng.integers(0, len(seeds), len(seeds))
-        parts = []
-        for i in pick:
-            a = seeds[i]
-            parts.append(a[rng.integers(0, len(a), len(a))] if len(a) else a)
+        out.append(
+            [
+                (i, rng.integers(0, len(seeds[i]), len(seeds[i])) if len(seeds[i]) else None)
+                for i in pick
+            ]
+        )
+    return out
+
+
+def _gather(groups: Sequence[Sequence[np.ndarray]], draws: list) -> list:
+    """The resampled arrays of one replicate's draws."""
+    out = []
+    for seeds, d in zip(groups, draws, strict=True):
+        parts = [seeds[i][rows] if rows is not None else seeds[i] for i, rows in d]
         out.append(np.concatenate(parts) if parts else np.empty(0))
     return out
+
+
+#: Threads that evaluate a bootstrap's replicates (the draws stay on one generator, in
+#: order; gathering the rows and computing the statistic, mostly numpy calls that can run
+#: outside the GIL, run on these threads). 1 = all on the calling thread.
+BOOT_THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Below this many rows a bootstrap runs on the calling thread (threads would cost more).
+BOOT_THREAD_ROWS = 20_000
+
+
+def _replicates(
+    stat: Callable[..., float], groups: Sequence[Sequence[np.ndarray]], n: int, seed: int
+) -> np.ndarray:
+    """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
+    the threads (drawn in replicate order on this thread), so the replicates are too."""
+    rng = np.random.default_rng(seed)
+    rows = sum(len(a) for g in groups for a in g)
+    threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
+    if threads <= 1:
+        return np.array([stat(*_resample(groups, rng)) for _ in range(n)], dtype=float)
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    out: list[float] = []
+    with ThreadPoolExecutor(threads) as ex:
+        pending: deque = deque()
+        for _ in range(n):
+            d = _draw(groups, rng)
+            pending.append(ex.submit(lambda d=d: stat(*_gather(groups, d))))
+            if len(pending) > 2 * threads:  # bounded: a replicate's draws are as big as its rows
+                out.append(pending.popleft().result())
+        out.extend(f.result() for f in pending)
+    return np.array(out, dtype=float)
 
 
 def bootstrap(
@@ -105,8 +155,7 @@ def bootstrap(
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)
     est = float(stat(*pooled))
-    rng = np.random.default_rng(seed)
-    reps = np.array([stat(*_resample(groups, rng)) for _ in range(n)], dtype=float)
+    reps = _replicates(stat, groups, n, seed)
     reps = reps[~np.isnan(reps)]
     if not reps.size:
         return Interval(est, math.nan, math.nan)
@@ -207,6 +256,22 @@ class Pool:
             self._cache[h] = load_results(self.out_dir / "runs" / h)
         return self._cache[h]
 
+    def preload(self, threads: int = 1) -> None:
+        """Loads every finished run now (each once, on ``threads`` threads): evaluators
+        forked afterwards share them instead of each loading the runs its figure reads."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        todo = [
+            h for h in dict.fromkeys(r.hash for r in self.done.values()) if h not in self._cache
+        ]
+
+        def one(h: str) -> Results:
+            return load_results(self.out_dir / "runs" / h)
+
+        with ThreadPoolExecutor(max(1, threads)) as ex:
+            for h, res in zip(todo, ex.map(one, todo), strict=True):
+                self._cache[h] = res
+
     def seed_of(self, key: Hashable) -> int:
         return self.done[key].seed
 
@@ -228,9 +293,15 @@ class Finding:
     #: named statistics with their intervals (report.csv gets one column per name)
     stats: dict[str, Interval] = field(default_factory=dict)
     plot: Callable[[Any], None] | None = field(default=None, repr=False)
+    #: the plot already rendered (by a parallel evaluation) to this PNG; ``plot`` is then None
+    plot_file: Path | None = None
     #: per point: label, seeds, simulated seconds, flows counted
     points: list[dict[str, Any]] = field(default_factory=list)
     counted: bool = True
+
+    @property
+    def has_plot(self) -> bool:
+        return self.plot is not None or self.plot_file is not None
 
     def judge(self, **parts: str) -> None:
         """Sets the verdict to the conjunction of named parts of the rule and notes which
@@ -254,12 +325,17 @@ class Ctx:
         self.scale = scale
         self.status = status
         self.points: list[dict[str, Any]] = []
+        #: the figure being planned, and how many runs each figure's plans asked for
+        self.planning: str | None = None
+        self.runs_of: dict[str, int] = {}
 
     @property
     def seeds(self) -> tuple[int, ...]:
         return self.scale.seeds
 
     def add(self, key: Hashable, base: Any, overrides: Mapping[str, Any], seed: int) -> None:
+        if self.planning is not None:
+            self.runs_of[self.planning] = self.runs_of.get(self.planning, 0) + 1
         self.pool.add(key, base, overrides, seed)
 
     def get(self, key: Hashable) -> Results:
@@ -300,6 +376,80 @@ class Figure:
     counted: bool = True
 
 
+def _evaluate_figure(f: Figure, ctx: Ctx) -> Finding:
+    fd = Finding(f.id, f.claim, f.rule, counted=f.counted)
+    if why := ctx.missing(*f.needs):
+        fd.ours = f"not available: {why}"
+    else:
+        ctx.points = []
+        f.evaluate(ctx, fd)
+        fd.points = ctx.points
+    return fd
+
+
+def render_plot(fd: Finding, path: Path) -> None:
+    """Draws a finding's plot into the PNG ``path`` (the report's per-figure image)."""
+    from .. import plots
+
+    plt = plots._plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    assert fd.plot is not None
+    fd.plot(ax)
+    ax.set_title(fd.figure)
+    fig.tight_layout()
+    plots.save(fig, path)
+    plt.close(fig)
+
+
+#: What a forked evaluator reads (set by the parent just before it forks the evaluators).
+_EVAL: tuple[Sequence[Figure], Ctx, Path] | None = None
+
+
+def _evaluate_in_child(i: int) -> Finding:
+    """Evaluator process (forked, so it sees the parent's runs and state): figure ``i`` of
+    ``_EVAL``, its plot drawn here into the figures directory (a finding's plot is a closure
+    and cannot be sent back)."""
+    assert _EVAL is not None
+    figs, ctx, figdir = _EVAL
+    fd = _evaluate_figure(figs[i], ctx)
+    if fd.plot is not None:
+        path = figdir / f"{fd.figure}.png"
+        render_plot(fd, path)
+        fd.plot, fd.plot_file = None, path
+    return fd
+
+
+def _evaluate_all(
+    figs: Sequence[Figure], ctx: Ctx, jobs: int | None, figdir: Path
+) -> list[Finding]:
+    """Every figure's finding, in ``figs``' order. With more than one job (and ``fork``) the
+    figures are evaluated in parallel processes, each drawing its own plot: the bootstrap
+    intervals and plots are most of a reproduction's time after its runs, and each figure's
+    are independent of the others' (each bootstrap draws from its own fixed seed), so the
+    findings and files are the same as evaluating one figure after another."""
+    global _EVAL
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = max(1, min(jobs or os.cpu_count() or 1, len(figs)))
+    if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_evaluate_figure(f, ctx) for f in figs]
+    figdir.mkdir(parents=True, exist_ok=True)
+    # Figures share runs (resqueue's read most of the same 200): loaded once here, before the
+    # fork, instead of once per evaluator.
+    ctx.pool.preload(threads=n)
+    _EVAL = (figs, ctx, figdir)
+    try:
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as ex:
+            # Figures with more runs first (they tend to take longest), so no long one is
+            # left alone at the end; the results go back in the registry's order.
+            order = sorted(range(len(figs)), key=lambda i: -ctx.runs_of.get(figs[i].id, 0))
+            futs = {i: ex.submit(_evaluate_in_child, i) for i in order}
+            return [futs[i].result() for i in range(len(figs))]
+    finally:
+        _EVAL = None
+
+
 @dataclass
 class Reproduction:
     """A paper's reproduction: its figures, scales and report text."""
@@ -311,6 +461,9 @@ class Reproduction:
     preamble: str = ""
     #: mechanism → overrides of a preset that validate iff the core accepts it
     mechanisms: Mapping[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    #: evaluate the figures in parallel processes (False when figures share intervals
+    #: memoized on the Ctx, which parallel evaluators would each compute again)
+    parallel_figures: bool = True
 
     def mechanism_status(self) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -352,19 +505,12 @@ class Reproduction:
         for phase in range(max((len(f.plan) for f in live), default=0)):
             for f in live:
                 if phase < len(f.plan):
+                    ctx.planning = f.id
                     f.plan[phase](ctx)
+            ctx.planning = None
             pool.run()
-        out = []
-        for f in figs:
-            fd = Finding(f.id, f.claim, f.rule, counted=f.counted)
-            if why := ctx.missing(*f.needs):
-                fd.ours = f"not available: {why}"
-            else:
-                ctx.points = []
-                f.evaluate(ctx, fd)
-                fd.points = ctx.points
-            out.append(fd)
-        return out
+        procs = jobs if self.parallel_figures else 1
+        return _evaluate_all(figs, ctx, procs, Path(out_dir) / "figures")
 
     def write_report(
         self,
@@ -472,20 +618,14 @@ def write_report(
     """``report.md`` (verdict table, notes, per-point seeds / durations / flow counts),
     ``report.csv`` (one row per finding, one column per statistic), one PNG per figure and
     ``report.html`` (:func:`write_html_report`)."""
-    from .. import plots
-
     figdir = out_dir / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
-    plt = plots._plt()
     for f in findings:
-        if f.plot is None:
-            continue
-        fig, ax = plt.subplots(figsize=(6.4, 4))
-        f.plot(ax)
-        ax.set_title(f.figure)
-        fig.tight_layout()
-        plots.save(fig, figdir / f"{f.figure}.png")
-        plt.close(fig)
+        path = figdir / f"{f.figure}.png"
+        if f.plot is not None:
+            render_plot(f, path)
+        elif f.plot_file is not None and Path(f.plot_file).resolve() != path.resolve():
+            shutil.copyfile(f.plot_file, path)  # drawn by a parallel evaluation elsewhere
     counted = [f for f in findings if f.counted]
     counts = {v: sum(f.verdict == v for f in counted) for v in (HOLDS, NO, INCONCLUSIVE, NA)}
     lines = [
@@ -617,7 +757,7 @@ def write_html_report(
     body.append("<h2>Figures</h2>")
     for f in findings:
         png = out_dir / "figures" / f"{f.figure}.png"
-        if f.plot is not None and png.is_file():
+        if f.has_plot and png.is_file():
             body.append(rep.png_data(png.read_bytes(), f.figure, f"{f.figure}: {f.claim}"))
     body.append("<h2>Points (seeds, simulated seconds, flows counted)</h2>")
     for f in findings:
