@@ -310,9 +310,9 @@ def run_cost(run: SweepRun) -> float:
     open-loop sources offer over ``run.duration``, which its packets and events follow. A
     Poisson class offers ``load`` of its basis (every host link, its senders' links, or the
     stated bisection), an incast its rounds (or ``load`` of the receiver link), a list its
-    flows; a class that states none of these, and each open-loop source, is taken as
-    saturating every host link. (The horizon only caps stragglers: a run normally ends
-    soon after its duration.)"""
+    flows; a class that states none of these is taken as saturating every host link, an
+    open-loop source as saturating one. (The horizon only caps stragglers: a run normally
+    ends soon after its duration.)"""
     n = run.prepared.normalized
     r = n.get("run", {}) or {}
     dur = duration_secs(r.get("duration"), 0.01)
