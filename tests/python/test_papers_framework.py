@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dcnsim.papers import framework as fw
+from dcnsim.papers import stats
 from dcnsim.papers.framework import HOLDS, INCONCLUSIVE, NO, Interval
 
 
@@ -161,7 +162,7 @@ def test_threaded_bootstrap_gives_the_serial_interval(monkeypatch) -> None:
 
     out = {}
     for threads in (1, 2):
-        monkeypatch.setattr(fw, "BOOT_THREADS", threads)
+        monkeypatch.setattr(stats, "BOOT_THREADS", threads)
         seen.clear()
         out[threads] = fw.bootstrap(p99_ratio, single, pairs, n=60)
         used = set(seen)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..results import Results
-from ..sweep import duration_secs
+from ..runcost import duration_secs
 from .framework import (
     NA,
     Ctx,

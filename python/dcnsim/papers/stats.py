@@ -1,0 +1,171 @@
+"""Intervals and verdicts of the reproductions (see :mod:`dcnsim.papers.framework`).
+
+Verdicts (:func:`band`, :func:`all_of`) are three-valued: ``holds`` when the whole confidence
+interval of the statistic lies inside the band the claim allows, ``no`` when it lies wholly
+outside, ``inconclusive`` when it straddles an edge. Intervals come from a cluster bootstrap
+(:func:`bootstrap`): seeds are resampled with replacement, then flows within each chosen seed,
+so both seed-to-seed and flow-to-flow variation widen the interval.
+
+Magnitude tolerance (:func:`effect_band`): a quoted effect g (a ratio, "1.6×") holds if ours
+is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL, 1 + (g−1)·TOL].
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Factor on a quoted effect's excess over 1 that still counts as the paper's magnitude.
+TOL = 2.0
+#: Bootstrap replicates and confidence level of every interval.
+BOOT = 200
+LEVEL = 0.95
+
+HOLDS, NO, INCONCLUSIVE, NA = "holds", "no", "inconclusive", "n/a"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic (on all seeds pooled) and its bootstrap confidence interval."""
+
+    est: float
+    lo: float
+    hi: float
+
+    def __str__(self) -> str:
+        return f"{_g(self.est)} [{_g(self.lo)}, {_g(self.hi)}]"
+
+    def scaled(self, k: float) -> Interval:
+        return Interval(self.est * k, self.lo * k, self.hi * k)
+
+
+def _g(x: float) -> str:
+    if x is None or not np.isfinite(x):
+        return "nan" if x is None or np.isnan(x) else ("inf" if x > 0 else "-inf")
+    a = abs(x)
+    return f"{x:.3g}" if a >= 0.01 or a == 0 else f"{x:.2e}"
+
+
+def _resample(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+    return _gather(groups, _draw(groups, rng))
+
+
+def _draw(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+    """One replicate's draws: per group, the seeds picked (with replacement) and for each
+    pick the rows drawn from that seed (None for an empty one, which draws nothing)."""
+    out = []
+    for seeds in groups:
+        pick = rng.integers(0, len(seeds), len(seeds))
+        out.append(
+            [
+                (i, rng.integers(0, len(seeds[i]), len(seeds[i])) if len(seeds[i]) else None)
+                for i in pick
+            ]
+        )
+    return out
+
+
+def _gather(groups: Sequence[Sequence[np.ndarray]], draws: list) -> list:
+    """The resampled arrays of one replicate's draws."""
+    out = []
+    for seeds, d in zip(groups, draws, strict=True):
+        parts = [seeds[i][rows] if rows is not None else seeds[i] for i, rows in d]
+        out.append(np.concatenate(parts) if parts else np.empty(0))
+    return out
+
+
+#: Threads that evaluate a bootstrap's replicates (the draws stay on one generator, in
+#: order; gathering the rows and computing the statistic, mostly numpy calls that can run
+#: outside the GIL, run on these threads). 1 = all on the calling thread.
+BOOT_THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Below this many rows a bootstrap runs on the calling thread (threads would cost more).
+BOOT_THREAD_ROWS = 20_000
+
+
+def _replicates(
+    stat: Callable[..., float], groups: Sequence[Sequence[np.ndarray]], n: int, seed: int
+) -> np.ndarray:
+    """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
+    the threads (drawn in replicate order on this thread), so the replicates are too."""
+    rng = np.random.default_rng(seed)
+    rows = sum(len(a) for g in groups for a in g)
+    threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
+    if threads <= 1:
+        return np.array([stat(*_resample(groups, rng)) for _ in range(n)], dtype=float)
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    out: list[float] = []
+    with ThreadPoolExecutor(threads) as ex:
+        pending: deque = deque()
+        for _ in range(n):
+            d = _draw(groups, rng)
+            pending.append(ex.submit(lambda d=d: stat(*_gather(groups, d))))
+            if len(pending) > 2 * threads:  # bounded: a replicate's draws are as big as its rows
+                out.append(pending.popleft().result())
+        out.extend(f.result() for f in pending)
+    return np.array(out, dtype=float)
+
+
+def bootstrap(
+    stat: Callable[..., float],
+    *groups: Sequence[np.ndarray],
+    n: int = BOOT,
+    level: float = LEVEL,
+    seed: int = 0,
+) -> Interval:
+    """``stat(*arrays)`` on the pooled data and its cluster-bootstrap interval.
+
+    Each group is one configuration's per-seed arrays (rows may be tuples: pass 2-D arrays
+    for paired data such as matched TCP / Near-Opt FCTs). Groups are resampled
+    independently: seeds with replacement, then rows within each seed."""
+    pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
+    if any(len(p) == 0 for p in pooled):
+        return Interval(math.nan, math.nan, math.nan)
+    est = float(stat(*pooled))
+    reps = _replicates(stat, groups, n, seed)
+    reps = reps[~np.isnan(reps)]
+    if not reps.size:
+        return Interval(est, math.nan, math.nan)
+    a = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.quantile(reps, [a, 1 - a])
+    if np.isnan(lo) or np.isnan(hi):  # interpolated between infinities: take the order statistic
+        lo, hi = np.quantile(reps, [a, 1 - a], method="inverted_cdf")
+    # the pooled estimate is always inside its own interval
+    return Interval(est, float(min(lo, est)), float(max(hi, est)))
+
+
+def band(iv: Interval, lo: float = -math.inf, hi: float = math.inf) -> str:
+    """``holds`` if the interval lies in [lo, hi], ``no`` if wholly outside, else
+    ``inconclusive`` (an interval that straddles an edge decides nothing)."""
+    if np.isnan(iv.est) or np.isnan(iv.lo) or np.isnan(iv.hi):
+        return INCONCLUSIVE
+    if iv.lo >= lo and iv.hi <= hi:
+        return HOLDS
+    if iv.hi < lo or iv.lo > hi:
+        return NO
+    return INCONCLUSIVE
+
+
+def effect_band(g: float, tol: float = TOL) -> tuple[float, float]:
+    """The band around a quoted effect ``g`` (> 1): its excess over 1 within a factor tol."""
+    return 1 + (g - 1) / tol, 1 + (g - 1) * tol
+
+
+def all_of(*verdicts: str) -> str:
+    """Conjunction: ``no`` if any is no, else ``inconclusive`` if any is, else ``holds``."""
+    if any(v == NO for v in verdicts):
+        return NO
+    if any(v in (INCONCLUSIVE, NA) for v in verdicts):
+        return INCONCLUSIVE
+    return HOLDS
+
+
+def exact(ok: bool) -> str:
+    """A verdict on an exact count (no sampling interval applies, e.g. a maximum)."""
+    return HOLDS if ok else NO
