@@ -168,3 +168,16 @@ def test_threaded_bootstrap_gives_the_serial_interval(monkeypatch) -> None:
         used = set(seen)
     assert out[1] == out[2]
     assert used - {threading.get_ident()}  # replicates ran on the pool's threads
+
+
+def test_parallel_evaluation_is_skipped_when_the_runs_would_not_fit_in_memory(
+    tmp_path, monkeypatch
+) -> None:
+    """Parallel evaluation loads every run first: when their estimated size reaches the
+    memory share (here: a machine with no memory), the figures are evaluated in-process."""
+    import os
+
+    monkeypatch.setattr(fw, "_phys_mem", lambda: 0.0)
+    repro = _toy_repro()
+    fs = repro.run(tmp_path / "out", "reduced", jobs=2)
+    assert all(f.note == f"pid {os.getpid()}" for f in fs)
