@@ -107,8 +107,11 @@ class Pool:
     def get(self, key: Hashable) -> Results:
         h = self.done[key].hash
         if h not in self._cache:
-            self._cache[h] = load_results(self.out_dir / "runs" / h)
+            self._cache[h] = self._load(h)
         return self._cache[h]
+
+    def _load(self, h: str) -> Results:
+        return load_results(self.out_dir / "runs" / h)
 
     def preload(self, threads: int = 1) -> None:
         """Loads every finished run now (each once, on ``threads`` threads): evaluators
@@ -118,12 +121,8 @@ class Pool:
         todo = [
             h for h in dict.fromkeys(r.hash for r in self.done.values()) if h not in self._cache
         ]
-
-        def one(h: str) -> Results:
-            return load_results(self.out_dir / "runs" / h)
-
         with ThreadPoolExecutor(max(1, threads)) as ex:
-            for h, res in zip(todo, ex.map(one, todo), strict=True):
+            for h, res in zip(todo, ex.map(self._load, todo), strict=True):
                 self._cache[h] = res
 
     def seed_of(self, key: Hashable) -> int:
@@ -251,8 +250,7 @@ def render_plot(fd: Finding, path: Path) -> None:
     fd.plot(ax)
     ax.set_title(fd.figure)
     fig.tight_layout()
-    plots.save(fig, path)
-    plt.close(fig)
+    plots.save(fig, path)  # (closes the figure)
 
 
 #: What a forked evaluator reads (set by the parent just before it forks the evaluators).
