@@ -66,22 +66,29 @@ impl GoBackN {
         let retx = psn < self.high;
         self.nxt += 1;
         self.high = self.high.max(self.nxt);
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now.saturating_add(self.rto));
-        }
+        // The timer restarts on every packet sent (see `restart`).
+        self.rto_at = Some(now.saturating_add(self.rto));
         (psn, retx)
     }
     /// A cumulative ACK: every PSN below `psn` arrived. Returns true if it is new.
     pub fn on_ack(&mut self, now: Time, psn: u64) -> bool {
-        if psn <= self.una {
-            return false;
+        let new = psn > self.una;
+        if new {
+            self.una = psn.min(self.n);
+            // A NACK-less rewind may have put `nxt` below what is now acknowledged.
+            self.nxt = self.nxt.max(self.una);
         }
-        self.una = psn.min(self.n);
-        // A NACK-less rewind may have put `nxt` below what is now acknowledged.
-        self.nxt = self.nxt.max(self.una);
-        // The timer restarts on progress and stops when nothing is outstanding.
+        self.restart(now);
+        new
+    }
+    /// The requester's transport timer (InfiniBand Architecture Specification Vol. 1,
+    /// o9-85, as the HPCC and TLT RoCE simulators implement it): it restarts whenever a
+    /// packet is sent and whenever an acknowledge packet (ACK or NACK, new or not) arrives
+    /// while responses are expected, and stops when nothing is outstanding. It detects the
+    /// persistent absence of responses, not the loss of a particular packet.
+    #[inline]
+    fn restart(&mut self, now: Time) {
         self.rto_at = (self.una < self.high).then_some(now.saturating_add(self.rto));
-        true
     }
     /// A NACK for `psn` (the receiver's expected PSN): everything below arrived, resend
     /// from `psn` (go-back-N).
@@ -246,6 +253,27 @@ mod tests {
         assert_eq!(s.on_timer(100), Rewind::To(0));
         assert_eq!(s.deadline(), Some(200));
         s.on_ack(150, 2);
+        assert_eq!(s.deadline(), None);
+    }
+
+    #[test]
+    fn the_rdma_timer_restarts_on_every_send_and_every_response() {
+        // InfiniBand Vol. 1 o9-85 (the HPCC / TLT simulators' `PktSent` and `ReceiveAck`):
+        // every packet sent and every ACK or NACK, new or not, restarts the timer.
+        let mut s = GoBackN::new(10, 1000);
+        s.take(0);
+        s.take(300);
+        assert_eq!(s.deadline(), Some(1300));
+        // A duplicate ACK (nothing new) restarts it.
+        assert!(!s.on_ack(500, 0));
+        assert_eq!(s.deadline(), Some(1500));
+        assert_eq!(s.on_timer(1300), Rewind::None);
+        // A stale NACK too.
+        s.on_ack(600, 1);
+        assert_eq!(s.on_nack(700, 0), Rewind::None);
+        assert_eq!(s.deadline(), Some(1700));
+        // Everything acknowledged: stopped.
+        assert!(s.on_ack(800, 2));
         assert_eq!(s.deadline(), None);
     }
 }

@@ -190,15 +190,15 @@ impl Selective {
             (p, false)
         };
         self.max_outstanding = self.max_outstanding.max(self.outstanding());
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now.saturating_add(self.rto.for_outstanding(self.outstanding())));
-        }
+        self.restart(now);
         (psn, retx)
     }
     /// A cumulative ACK for `psn`. Returns true if it is new.
     pub fn on_ack(&mut self, now: Time, psn: u64) -> bool {
         let psn = psn.min(self.n);
         if psn <= self.una {
+            // Not new, but a response: the timer restarts all the same.
+            self.restart(now);
             return false;
         }
         self.una = psn;
@@ -209,11 +209,18 @@ impl Selective {
             self.re_end = 0;
         }
         self.seek();
-        // The timer restarts on progress (its length by what is outstanding now) and stops
-        // when nothing is.
+        self.restart(now);
+        true
+    }
+    /// The requester's transport timer (InfiniBand Architecture Specification Vol. 1,
+    /// o9-85, as the HPCC and TLT RoCE simulators implement it): it restarts whenever a
+    /// packet is sent and whenever an acknowledge packet (ACK or NACK, new or not) arrives
+    /// while packets are outstanding, with its length chosen by what is outstanding now
+    /// (IRN §3.1), and stops when nothing is.
+    #[inline]
+    fn restart(&mut self, now: Time) {
         self.rto_at = (self.una < self.nxt)
             .then(|| now.saturating_add(self.rto.for_outstanding(self.outstanding())));
-        true
     }
     /// A NACK: cumulative PSN `cum`, SACKed PSN `sacked`. Returns true if it started a
     /// recovery episode.
@@ -323,7 +330,11 @@ impl Selective {
         while p < self.nxt && self.sacked.get(p) {
             p += 1;
         }
-        (p < self.nxt).then_some((p, true))
+        if p >= self.nxt {
+            return None;
+        }
+        self.restart(now);
+        Some((p, true))
     }
 }
 
@@ -474,6 +485,42 @@ mod tests {
         let sent: Vec<_> = (0..2).map(|_| s.take(654)).collect();
         assert_eq!(sent, vec![(8, true), (9, true)]);
         assert_eq!(s.take(654), (10, false));
+    }
+
+    #[test]
+    fn the_rdma_timer_restarts_on_every_send_and_every_response() {
+        // InfiniBand Vol. 1 o9-85 (the HPCC / TLT simulators' `PktSent` and `ReceiveAck`):
+        // every packet sent and every ACK or NACK, new or not, restarts the timer, its
+        // length by what is outstanding then.
+        let rto = Rto {
+            low: 454,
+            high: 1930,
+            low_pkts: 3,
+        };
+        let mut s = Selective::new(10, rto, None);
+        s.take(0);
+        s.take(300);
+        assert_eq!(s.deadline(), Some(300 + 454));
+        // A NACK that moves nothing cumulative (0 missing, 1 SACKed) restarts it.
+        s.on_nack(500, 0, 1);
+        assert_eq!(s.deadline(), Some(500 + 454));
+        assert!(!s.on_timer(754));
+        // A duplicate ACK too.
+        assert!(!s.on_ack(800, 0));
+        assert_eq!(s.deadline(), Some(800 + 454));
+        // The retransmission of 0 and four new packets: six outstanding, RTO_high.
+        assert_eq!(s.take(900), (0, true));
+        for _ in 0..4 {
+            s.take(900);
+        }
+        assert_eq!(s.deadline(), Some(900 + 1930));
+        // TLT's important ACK-clocking resends a packet: a send like any other.
+        s.on_ack(1000, 2);
+        assert_eq!(s.take_clock(1100), Some((2, true)));
+        assert_eq!(s.deadline(), Some(1100 + 1930));
+        // Everything acknowledged: stopped.
+        assert!(s.on_ack(1200, 6));
+        assert_eq!(s.deadline(), None);
     }
 
     #[test]
