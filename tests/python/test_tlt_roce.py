@@ -107,9 +107,23 @@ def test_every_roce_miss_note_names_a_roce_figure() -> None:
     # report. Every key must be one of the RoCE half's figures and be in the merged table.
     ids = {f.id for f in tlt_roce.FIGURES}
     assert set(tlt_roce.MISS_NOTES) <= ids, set(tlt_roce.MISS_NOTES) - ids
-    for k, text in tlt_roce.MISS_NOTES.items():
-        assert tlt.MISS_NOTES[k] == text
-        assert text.strip()
+    for k, notes in tlt_roce.MISS_NOTES.items():
+        assert tlt.MISS_NOTES[k] == notes
+        texts = [notes] if isinstance(notes, str) else list(notes.values())
+        assert texts and all(t.strip() for t in texts)
+        if not isinstance(notes, str):
+            assert set(notes) <= set(tlt.REPRO.scales), set(notes)
+
+
+def test_a_note_measured_at_one_scale_is_labelled_at_another() -> None:
+    notes = {"reduced": "small runs say A.", "full": "big runs say B."}
+    assert tlt.note_for(notes, "full") == "big runs say B."
+    assert tlt.note_for(notes, "reduced") == "small runs say A."
+    only = {"reduced": "small runs say A."}
+    assert tlt.note_for(only, "full") == (
+        "(Measured at the reduced scale, not this one.) small runs say A."
+    )
+    assert tlt.note_for("any scale.", "full") == "any scale."
 
 
 def test_full_scale_runs_may_go_on_until_their_measured_flows_finish() -> None:

@@ -19,7 +19,7 @@ included in this reproduction's figures.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -1376,7 +1376,7 @@ FIGURES: list[Figure] = [
 
 #: What is known about each finding when it does not hold: what was tried, and which
 #: explanations are hypotheses (none is stated as a cause without an ablation).
-MISS_NOTES = {
+MISS_NOTES: dict[str, str | Mapping[str, str]] = {
     "Fig2-static-rto": (
         "The foreground gain and the background cost are in their bands; only the timeout "
         "ratio is low. Hypothesis (not ablated): our 4 ms baseline already times out often "
@@ -1433,11 +1433,22 @@ MISS_NOTES = {
 MISS_NOTES.update(tlt_roce.MISS_NOTES)
 
 
-def _noted(ev: Any, text: str) -> Any:
+def note_for(notes: str | Mapping[str, str], scale: str) -> str:
+    """The note on a miss for a run at ``scale``: a note measured at one scale (``notes`` keyed
+    by scale name) is shown at another only labelled with the scale it was measured at."""
+    if isinstance(notes, str):
+        return notes
+    if scale in notes:
+        return notes[scale]
+    name, text = next(iter(notes.items()))
+    return f"(Measured at the {name} scale, not this one.) {text}"
+
+
+def _noted(ev: Any, notes: str | Mapping[str, str]) -> Any:
     def f(c: Ctx, fd: Finding) -> None:
         ev(c, fd)
         if fd.verdict not in (HOLDS, NA):
-            fd.note = f"{fd.note} {text}".strip()
+            fd.note = f"{fd.note} {note_for(notes, c.scale.name)}".strip()
 
     return f
 

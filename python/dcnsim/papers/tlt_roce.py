@@ -681,114 +681,124 @@ FIGURES: list[Figure] = [
     ),
 ]
 
-#: What is known about RoCE findings that do not hold (measured at the reduced scale, seeds 1
-#: and 2, 10 ms, with the NIC that pulls from its QPs; no explanation below is stated as a
-#: cause without the one-change run that shows it). "Per run" numbers are seed 1 / seed 2.
-MISS_NOTES = {
-    "Fig6-dcqcn-tlt": (
-        "TLT removes most of vanilla DCQCN's timeouts (lossy: 2,820 / 3,036 per run, 2,096 / "
-        "2,113 of them foreground; TLT: 42 / 0) but its foreground p99.9 is 4.72 / 2.72 ms "
-        "against lossy 5.24 / 5.28 and +PFC 1.48 / 1.37 ms. Two parts, each shown by a "
-        "one-change run. (1) Seed 1's 42 timeouts: the shared buffer's dynamic threshold "
-        "dropped 143 green packets at one receiver's port (queue 1.73 MB, red held to 200 "
-        "kB, so mostly green: each go-back-N round marks its first and last packet), 51 of "
-        "them important data of exactly the 42 flows that time out; with "
-        "switch.shared_buffer 9 MB instead of 4.5 MB the same run has no green "
-        "drop, no timeout and a p99.9 of 2.64 ms (lossy with 9 MB: 5.23 ms). The same "
-        "runs on the NIC before it pulled from its QPs (commit f23d739) have no green drop "
-        "and 2.68 / 3.03 ms (lossy 5.15 / 5.36 ms): the ratio fell from 1.73 to 1.12 "
-        "through seed 1's 42 timeouts, not a longer tail without them. Seeds 3–5 (new NIC): "
-        "2.70, 2.61, 2.78 ms, green drops only in seed 5 (9; 4 timeouts); on the old NIC "
-        "seed 3 had 792 foreground timeouts and 11.9 ms. (2) Without "
-        "timeouts go-back-N itself: DCQCN+SACK+TLT (the same runs with recovery = sack, the "
-        "only change) has 1.43 / 1.44 ms and a foreground median of 1.2 ms where "
-        "DCQCN+TLT's is 2.23 / 2.31 ms. Not the number of red drops: a 400 kB colour "
-        "threshold (seed 2) cuts drops from 158,737 to 114,903 and leaves p99.9 at 2.70 ms "
-        "(1 MB: 4,840 green drops, 821 foreground timeouts, 5.38 ms), nor the marks every "
-        "96 packets (N = 384: 2.71 ms). A seed-2 foreground flow (8 packets) sends 28.8 "
-        "retransmissions and 12.6 important packets (the last one, then two per go-back-N "
-        "round), with SACK 14.5 and 6.1. Hypothesis (not ablated): each go-back-N round "
-        "resends the whole tail into the 200 kB red limit again, so a flow needs about twice "
-        "SACK's rounds, and each round costs a trip through a receiver queue of up to 1.9 MB "
-        "of mostly green packets (≈ 0.4 ms at 40 Gb/s). Over the incast degree (seed 2, "
-        "2 / 4 / 8 flows per sender): lossy 0.42 / 4.65 / 5.28 ms, TLT 0.63 / 1.36 / 2.72, "
-        "SACK+TLT 0.42 / 0.75 / 1.44, receiver queue peak with TLT 0.59 / 0.98 / 1.91 MB: "
-        "at 4 flows TLT's gain (3.4×) is in the band; at 8 the lossy tail stays near one "
-        "4 ms RTO plus the incast while TLT's doubles, so the gain is 1.9×. The receiver's "
-        "repeated NACK of a gap (roce.nack_interval 500 µs) changes little here: with "
-        "nack_interval = 1 s (one change: a gap is NACKed once) the lossy runs have 2,857 / "
-        "3,101 timeouts and 5.24 / 5.27 ms and TLT's seed 1 is the same run (42 timeouts, "
-        "4.72 ms), so the re-NACK saves 37 / 65 lossy timeouts and none of TLT's; with 0 "
-        "(every out-of-order packet NACKed, seed 1) the lossy run has more (2,985, 5.74 ms) "
-        "and TLT's 827 (6.63 ms). Why the re-NACK saves so few is not investigated."
-    ),
-    "Fig6-sack-pfc": (
-        "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
-        "and the paused time 7.0× (port-seconds 0.106 / 0.102 → 0.0142 / 0.0150), each just "
-        "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.97 ms). The "
-        "same runs on the NIC before it pulled from its QPs (commit f23d739): PFC 7,283 / "
-        "7,128 PAUSE frames and 0.129 / 0.111 port-seconds, TLT+PFC 1,470 / 1,377 and "
-        "0.013: the ratios (then about 5× and 9×) fell because the PFC baseline pauses less "
-        "now that a paused host stops its QPs instead of queueing their packets."
-    ),
-    "Fig6-irn-tlt": (
-        "IRN+TLT still times out (2,175 / 2,176 per run, 334 per 1k flows; lossy IRN 3,738 / "
-        "3,775). A one-change run (seed 1) with rto_low = 1930 µs instead of 454 µs has none "
-        "and a foreground p99.9 of 1.45 ms instead of 1.70 ms: the timeouts are IRN's "
-        "RTO_low firing while packets wait in queues of up to 1.26 MB (the DT cap is 2.25 MB "
-        "= 450 µs at 40 Gb/s). 454 µs is the TLT reference code's value and is kept."
-    ),
-    "Fig6-irn-vs-dcqcn-pfc": (
-        "IRN's foreground p99.9 (2.82 / 2.84 ms) is twice DCQCN+PFC's (1.48 / 1.37 ms). On "
-        "the NIC before it pulled from its QPs (commit f23d739) DCQCN+PFC's was 5.49 / "
-        "3.76 ms, with up to 14 MB queued at a paused host, and IRN was ahead (0.52). Lossy "
-        "IRN times out about 2,830 times per run in the foreground; with rto_low = 1930 µs "
-        "(seed 1, one change) it still does (2,747) and the p99.9 is 2.97 ms, so its tail "
-        "is not RTO_low's doing. The background ratio (1.94, band from 1.99) is on the edge."
-    ),
-    "Fig6-gap": (
-        "Only vanilla DCQCN misses (TLT ÷ PFC 3.24): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
-        "PFC 0.99, lossy ÷ TLT 3.66) and IRN (TLT ÷ DCQCN+PFC 1.19, lossy ÷ TLT 1.64) close "
-        "the gap."
-    ),
-    "Fig6-hpcc": (
-        "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.45 ms (3.44×, in the band) "
-        "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.93, "
-        "PFC ÷ TLT+PFC 0.97; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
-        "HPCC's background flows lose 0 / 3 packets and time out 0 / 1 times per run, so the "
-        "lossy background has little for TLT to win here; why the paper's does is not "
-        "known."
-    ),
-    "Fig9a-hpcc-load": (
-        "TLT keeps HPCC+PFC's foreground tail within 1.08–1.10× at every load and cuts the "
-        "PAUSE frames (60%: 3,260 / 3,284 → 1,438 / 1,455 per run) and the paused time "
-        "(0.054 / 0.049 → 0.012 port-seconds), but the background mean does not move "
-        "(PFC ÷ TLT+PFC 1.00, 0.97, 1.01 at 20, 40, 60%). Hypothesis (not ablated): HPCC "
-        "keeps queues short enough that PFC rarely holds background flows back here."
-    ),
-    "Fig15-roce-sack": (
-        "DCQCN+SACK+TLT and DCQCN+SACK+PFC now have about the same foreground tail (PFC ÷ "
-        "TLT 1.01, 1.13, 1.02; web server: PFC 1.71 / 1.68 ms, TLT 1.52 / 1.48 ms), the "
-        "paper has PFC ahead. The PFC runs no longer time out (0 per run; on the NIC "
-        "before the pull, commit f23d739, 40 / 0 on web search) and drop nothing; the "
-        "web-server PFC runs send the most PAUSE frames (16,130 / 17,859 per run). Not "
-        "investigated further."
-    ),
-    "Fig18-degree-hpcc": (
-        "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.95× (5.15 / 5.25 → "
-        "1.78 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
-        "than TLT at every degree (1.66 vs 1.78 ms at 10), where the paper has TLT best at "
-        "high degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At "
-        "2 flows per sender TLT is 1.2× slower than lossy (0.41 vs 0.34 ms): there the "
-        "lossy buffer drops no packet, while the 200 kB colour threshold drops about 40,000 "
-        "red packets per run (31,800 of them foreground). Not investigated further."
-    ),
-    "TLT-N-96-vs-384": (
-        "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); in seed 1 the "
-        "shared buffer drops 143 and 178 green packets and 42 and 44 foreground flows time "
-        "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.57–1.86) far "
-        "wider than the 3% claim; the full scale decides it."
-    ),
+#: What is known about RoCE findings that do not hold, by the scale it was measured at
+#: (``tlt.note_for`` labels a note shown at another scale). Reduced: seeds 1 and 2, 10 ms,
+#: "per run" numbers are seed 1 / seed 2, foreground flows in the window. No explanation
+#: below is stated as a cause without the one-change run that shows it.
+MISS_NOTES: dict[str, dict[str, str]] = {
+    "Fig6-dcqcn-tlt": {
+        "reduced": (
+            "TLT removes vanilla DCQCN's foreground timeouts but seed 1's 42 (lossy: 2,247 / "
+            "2,167 per run; TLT: 42 / 0), yet its foreground p99.9 is 4.72 / 2.72 ms against "
+            "lossy 5.22 / 5.28 and +PFC 1.48 / 1.37 ms. Two parts, each shown by one-change runs. "
+            "(1) Seed 1's 42 timeouts: the shared buffer's dynamic threshold dropped green "
+            "packets at one receiver's port (queue 1.73 MB, red held to 200 kB, so mostly green: "
+            "each go-back-N round marks its first and last packet), 51 of them important data of "
+            "exactly the 42 flows that time out; with switch.shared_buffer 9 MB instead of 4.5 MB "
+            "the same run has no green drop, no timeout and a p99.9 of 2.64 ms (lossy with 9 MB: "
+            "5.24 ms). (2) Without timeouts, go-back-N itself: DCQCN+SACK+TLT (recovery = sack, "
+            "the only change) has 1.43 / 1.44 ms. Not the number of red drops: a 400 kB colour "
+            "threshold (seed 2) cuts drops from 158,737 to 114,903 and leaves p99.9 at 2.70 ms (1 "
+            "MB: 1,599 important drops, 763 foreground timeouts, 5.38 ms), nor the marks every 96 "
+            "packets (N = 384: 2.71 ms). Hypothesis (not ablated): each go-back-N round resends "
+            "the whole tail into the 200 kB red limit again, so a flow needs about twice SACK's "
+            "rounds, and each round costs a trip through a receiver queue of up to 1.9 MB of "
+            "mostly green packets (≈ 0.4 ms at 40 Gb/s). Over the incast degree (seed 2, 2 / 4 / "
+            "8 flows per sender): lossy 0.35 / 4.69 / 5.28 ms, TLT 0.61 / 1.33 / 2.72 ms: at 4 "
+            "flows TLT's gain (3.5×) is in the band, at 8 it is 1.9×. The receiver's repeated "
+            "NACK of a gap (roce.nack_interval 500 µs) changes little: with 1 s (a gap is NACKed "
+            "once) the lossy runs have 2,247 / 2,232 foreground timeouts and 5.22 / 5.27 ms and "
+            "TLT's seed 1 is the same run (42 timeouts, 4.72 ms); with 0 (every out-of-order "
+            "packet NACKed, seed 1) lossy has 2,191 and 5.73 ms, TLT 663 and 6.60 ms."
+        ),
+    },
+    "Fig6-sack-pfc": {
+        "reduced": (
+            "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
+            "and the paused time 7.0× (port-seconds 0.106 / 0.102 → 0.0142 / 0.0150), each just "
+            "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.97 ms). The "
+            "same runs on the NIC before it pulled from its QPs (commit f23d739): PFC 7,283 / "
+            "7,128 PAUSE frames and 0.129 / 0.111 port-seconds, TLT+PFC 1,470 / 1,377 and 0.013: "
+            "the ratios (then about 5× and 9×) fell because the PFC baseline pauses less now that "
+            "a paused host stops its QPs instead of queueing their packets."
+        ),
+    },
+    "Fig6-irn-tlt": {
+        "reduced": (
+            "The foreground gain (1.96×) is in the band and IRN+TLT has no timeout (0 per run); "
+            "the background interval (TLT ÷ IRN 1.03 [0.85, 1.29], two seeds) straddles the "
+            "band's edge. Before the RoCE retransmission timer restarted on every send and every "
+            "ACK or NACK (InfiniBand o9-85, the reference NIC's rule; docs/rdma.md), IRN+TLT "
+            "timed out 2,175 / 2,176 times per run and gained 1.64×: IRN's RTO_low (454 µs) fired "
+            "while a flow's packets waited in the receiver's queue."
+        ),
+    },
+    "Fig6-irn-vs-dcqcn-pfc": {
+        "reduced": (
+            "IRN's foreground p99.9 (2.84 / 2.82 ms) is about twice DCQCN+PFC's (1.48 / 1.37 "
+            "ms). Lossy IRN times out 2,806 / 2,856 times per run in the foreground (seed 1: "
+            "2,802 of 4,560 flows once); with rto_low = 1930 µs instead of 454 µs (one "
+            "change) it still does (2,747 / 2,782) and the p99.9 is 2.97 / 2.92 ms, so these "
+            "are not early RTO_low firings. In seed 1 the slowest 1% of the flows (46) each "
+            "recovered by one timeout and none by a NACK, having lost 4.5 of their 8 packets "
+            "on average: the losses were at the flows' tails, which no later packet of the "
+            "flow reveals. The background ratio (1.94 [1.60, 2.45], band from 1.99) straddles "
+            "the edge."
+        ),
+    },
+    "Fig6-gap": {
+        "reduced": (
+            "Only vanilla DCQCN misses (TLT ÷ PFC 3.24): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
+            "PFC 0.99, lossy ÷ TLT 3.66) and IRN (TLT ÷ DCQCN+PFC 1.00, lossy ÷ TLT 1.96) close "
+            "the gap."
+        ),
+    },
+    "Fig6-hpcc": {
+        "reduced": (
+            "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.45 ms (3.44×, in the band) "
+            "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.93, "
+            "PFC ÷ TLT+PFC 0.97; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
+            "HPCC's background flows lose 0 / 21 packets and time out 0 / 2 times per run, so the "
+            "lossy background has little for TLT to win here; why the paper's does is not known."
+        ),
+    },
+    "Fig9a-hpcc-load": {
+        "reduced": (
+            "TLT keeps HPCC+PFC's foreground tail within 1.08–1.10× at every load and cuts the "
+            "PAUSE frames (60%: 3,260 / 3,284 → 1,438 / 1,455 per run) and the paused time (0.054 "
+            "/ 0.049 → 0.012 port-seconds), but the background mean does not move (PFC ÷ TLT+PFC "
+            "1.00, 0.97, 1.01 at 20, 40, 60%). Hypothesis (not ablated): HPCC keeps queues short "
+            "enough that PFC rarely holds background flows back here."
+        ),
+    },
+    "Fig15-roce-sack": {
+        "reduced": (
+            "DCQCN+SACK+TLT and DCQCN+SACK+PFC now have about the same foreground tail (PFC ÷ TLT "
+            "1.01, 1.13, 1.02; web server: PFC 1.71 / 1.68 ms, TLT 1.52 / 1.48 ms), the paper has "
+            "PFC ahead. The PFC runs no longer time out (0 per run; on the NIC before the pull, "
+            "commit f23d739, 40 / 0 on web search) and drop nothing; the web-server PFC runs send "
+            "the most PAUSE frames (16,130 / 17,859 per run). Not investigated further."
+        ),
+    },
+    "Fig18-degree-hpcc": {
+        "reduced": (
+            "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.95× (5.15 / 5.25 → "
+            "1.78 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
+            "than TLT at every degree (1.66 vs 1.78 ms at 10), where the paper has TLT best at "
+            "high degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At 2 "
+            "flows per sender TLT is 1.2× slower than lossy (0.41 vs 0.34 ms): there the lossy "
+            "buffer drops no packet, while the 200 kB colour threshold drops about 40,000 red "
+            "packets per run (31,800 of them foreground). Not investigated further."
+        ),
+    },
+    "TLT-N-96-vs-384": {
+        "reduced": (
+            "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); in seed 1 the "
+            "shared buffer drops 143 and 178 green packets and 42 and 44 foreground flows time "
+            "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.57–1.86) far "
+            "wider than the 3% claim; the full scale decides it."
+        ),
+    },
 }
 
 #: mechanism → overrides of the ``tlt_roce`` preset that validate iff the core has it
