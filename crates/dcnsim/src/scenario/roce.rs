@@ -127,7 +127,9 @@ roce_keys! {
     /// without PFC: an error if `switch.pfc` makes a queue of its class lossless) or `sack`
     /// (DCQCN+SACK: IRN's selective repeat without the BDP cap)
     recovery: RoceRecoveryName = RoceRecoveryName::Gbn, "`gbn`, `irn`, `sack`", "";
-    /// static retransmission timeout of `gbn` and `sack` (TLT §6: 4 ms)
+    /// static retransmission timeout of `gbn` and `sack` (TLT §6: 4 ms); every RoCE timer
+    /// restarts on each data packet sent and each ACK or NACK received (InfiniBand's
+    /// transport timer, [rdma.md](rdma.md))
     rto: Dur = Dur::ms(4), "duration", "> 0";
     /// `gbn` receiver: an out-of-order packet is NACKed unless the same expected PSN was
     /// NACKed less than this long ago (0 = every one); the HPCC simulator's NACK generation
