@@ -181,3 +181,38 @@ def test_parallel_evaluation_is_skipped_when_the_runs_would_not_fit_in_memory(
     repro = _toy_repro()
     fs = repro.run(tmp_path / "out", "reduced", jobs=2)
     assert all(f.note == f"pid {os.getpid()}" for f in fs)
+
+
+def test_the_pool_keeps_loaded_runs_within_the_memory_share(tmp_path, monkeypatch) -> None:
+    """Loaded runs are cached least recently used first, within MEMORY_SHARE of the physical
+    memory: beyond it the oldest is dropped (and loaded again if read again); a run larger
+    than the share alone is still kept while it is the newest."""
+    from types import SimpleNamespace
+
+    pool = fw.Pool(tmp_path, 1, False)
+    loads: list[str] = []
+
+    def load(self, h):
+        loads.append(h)
+        return SimpleNamespace(h=h)
+
+    monkeypatch.setattr(fw.Pool, "_load", load)
+    for i in range(4):
+        d = tmp_path / "runs" / f"h{i}"
+        d.mkdir(parents=True)
+        (d / "flows.parquet").write_bytes(b"x" * (1000 if i < 3 else 5000))
+        pool.done[i] = SimpleNamespace(hash=f"h{i}")
+    # Room for two 1000-byte runs once loaded (× LOADED_PER_FILE_BYTE).
+    room = 2 * 1000 * fw.LOADED_PER_FILE_BYTE
+    monkeypatch.setattr(fw, "_phys_mem", lambda: room / fw.MEMORY_SHARE)
+    a = pool.get(0)
+    assert pool.get(0) is a and loads == ["h0"]
+    pool.get(1)
+    pool.get(0)  # 0 is now the most recently used
+    pool.get(2)  # drops 1
+    assert list(pool._cache) == ["h0", "h2"]
+    pool.get(1)
+    assert loads == ["h0", "h1", "h2", "h1"]
+    pool.get(3)  # larger than the room: kept alone
+    assert list(pool._cache) == ["h3"]
+    assert pool._held == 5000 * fw.LOADED_PER_FILE_BYTE

@@ -24,6 +24,7 @@ import os
 import shutil
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,13 @@ class Pool:
         self.progress = progress
         self.pending: dict[Hashable, SweepRun] = {}
         self.done: dict[Hashable, SweepRun] = {}
-        self._cache: dict[str, Results] = {}
+        # Loaded runs, least recently used first, with their estimated loaded size: at most
+        # MEMORY_SHARE of the physical memory is kept (a full-scale RoCE evaluation held
+        # 18.9 GB of 24 when every run it read stayed loaded); a run read again after it was
+        # dropped is loaded again.
+        self._cache: OrderedDict[str, Results] = OrderedDict()
+        self._sizes: dict[str, float] = {}
+        self._held = 0.0
 
     def add(self, key: Hashable, base: Any, overrides: Mapping[str, Any], seed: int) -> None:
         if key in self.pending or key in self.done:
@@ -106,12 +113,28 @@ class Pool:
 
     def get(self, key: Hashable) -> Results:
         h = self.done[key].hash
-        if h not in self._cache:
-            self._cache[h] = self._load(h)
-        return self._cache[h]
+        res = self._cache.get(h)
+        if res is None:
+            res = self._load(h)
+            self._keep(h, res)
+        else:
+            self._cache.move_to_end(h)
+        return res
 
     def _load(self, h: str) -> Results:
         return load_results(self.out_dir / "runs" / h)
+
+    def _keep(self, h: str, res: Results) -> None:
+        """Caches a loaded run, dropping the least recently used ones while the cache holds
+        more than MEMORY_SHARE of the physical memory (the newest run is always kept)."""
+        size = _run_loaded_bytes(self.out_dir / "runs" / h)
+        self._cache[h] = res
+        self._sizes[h] = size
+        self._held += size
+        cap = MEMORY_SHARE * _phys_mem()
+        while self._held > cap and len(self._cache) > 1:
+            old, _ = self._cache.popitem(last=False)
+            self._held -= self._sizes.pop(old)
 
     def preload(self, threads: int = 1) -> None:
         """Loads every finished run now (each once, on ``threads`` threads): evaluators
@@ -123,7 +146,7 @@ class Pool:
         ]
         with ThreadPoolExecutor(max(1, threads)) as ex:
             for h, res in zip(todo, ex.map(self._load, todo), strict=True):
-                self._cache[h] = res
+                self._keep(h, res)
 
     def seed_of(self, key: Hashable) -> int:
         return self.done[key].seed
@@ -271,22 +294,27 @@ def _evaluate_in_child(i: int) -> Finding:
     return fd
 
 
-#: Parallel evaluation preloads every run; it is used only while the runs' estimated size in
-#: memory stays below this share of the physical memory (a full-scale RoCE reproduction's
-#: 2.9 GB of result files held 18.9 GB once loaded: 6.5× their size on disk).
+#: The share of the physical memory loaded runs may take: the pool's cache drops the least
+#: recently used runs beyond it, and parallel evaluation (which preloads every run) is used
+#: only while all the runs fit in it (a full-scale RoCE reproduction's 2.9 GB of result files
+#: held 18.9 GB once loaded: 6.5× their size on disk).
 MEMORY_SHARE = 0.25
 #: Loaded size of a run ÷ its files' size (measured 6.5–7.6× on the reproductions).
 LOADED_PER_FILE_BYTE = 8
 
 
+def _run_loaded_bytes(d: Path) -> float:
+    """A run's estimated size once loaded: its result files' size × 8."""
+    if not d.is_dir():
+        return 0.0
+    return float(sum(f.stat().st_size for f in d.iterdir() if f.is_file()) * LOADED_PER_FILE_BYTE)
+
+
 def _loaded_bytes(pool: Pool) -> float:
-    """The finished runs' estimated size once loaded: their result files' size × 8."""
-    total = 0
-    for h in {r.hash for r in pool.done.values()}:
-        d = pool.out_dir / "runs" / h
-        if d.is_dir():
-            total += sum(f.stat().st_size for f in d.iterdir() if f.is_file())
-    return total * LOADED_PER_FILE_BYTE
+    """The finished runs' estimated size once loaded."""
+    return sum(
+        _run_loaded_bytes(pool.out_dir / "runs" / h) for h in {r.hash for r in pool.done.values()}
+    )
 
 
 def _phys_mem() -> float:
