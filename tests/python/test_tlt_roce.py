@@ -126,6 +126,29 @@ def test_a_note_measured_at_one_scale_is_labelled_at_another() -> None:
     assert tlt.note_for("any scale.", "full") == "any scale."
 
 
+def test_a_full_scale_report_shows_the_full_scale_note() -> None:
+    """Through the evaluation wrapper, with the reproduction's own scale objects (whose names
+    are descriptions, not keys): each scale gets its note, the CI scale the reduced one,
+    labelled."""
+    from types import SimpleNamespace
+
+    from dcnsim.papers.framework import NO
+
+    notes = {"reduced": "small runs say A.", "full": "big runs say B."}
+
+    def ev(c, fd):
+        fd.verdict = NO
+
+    for scale, want in (
+        (tlt.FULL, "big runs say B."),
+        (tlt.REDUCED, "small runs say A."),
+        (tlt.QUICK, "(Measured at the reduced scale, not this one.) small runs say A."),
+    ):
+        fd = SimpleNamespace(verdict=None, note="")
+        tlt._noted(ev, notes)(SimpleNamespace(scale=scale), fd)
+        assert fd.note == want, scale.name
+
+
 def test_full_scale_runs_may_go_on_until_their_measured_flows_finish() -> None:
     # At 240 ms the scenario's 300 ms horizon cut off web-search flows started late in the
     # window (+inf in the background means); the horizon is 5 × the duration when longer.

@@ -1444,11 +1444,16 @@ def note_for(notes: str | Mapping[str, str], scale: str) -> str:
     return f"(Measured at the {name} scale, not this one.) {text}"
 
 
+def _scale_key(scale: Scale) -> str:
+    """The key of ``scale`` in this reproduction's scales ("reduced", "full", "quick")."""
+    return next((k for k, sc in REPRO.scales.items() if sc is scale), scale.name)
+
+
 def _noted(ev: Any, notes: str | Mapping[str, str]) -> Any:
     def f(c: Ctx, fd: Finding) -> None:
         ev(c, fd)
         if fd.verdict not in (HOLDS, NA):
-            fd.note = f"{fd.note} {note_for(notes, c.scale.name)}".strip()
+            fd.note = f"{fd.note} {note_for(notes, _scale_key(c.scale))}".strip()
 
     return f
 
