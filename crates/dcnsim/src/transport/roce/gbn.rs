@@ -66,8 +66,7 @@ impl GoBackN {
         let retx = psn < self.high;
         self.nxt += 1;
         self.high = self.high.max(self.nxt);
-        // The timer restarts on every packet sent (see `restart`).
-        self.rto_at = Some(now.saturating_add(self.rto));
+        self.restart(now);
         (psn, retx)
     }
     /// A cumulative ACK: every PSN below `psn` arrived. Returns true if it is new.
