@@ -35,20 +35,8 @@ from .metrics import (
     misses,
     ratio_iv,
 )
-from .notes import (
-    FIG2C_C3_NOTE,
-    _c3_note,
-)
-from .scenario import (
-    FRAME,
-    cls,
-    long_flows,
-    ls_flows,
-    motiv,
-    payload,
-    rounds,
-    star,
-)
+from .notes import FIG2C_C3_NOTE, _c3_note
+from .scenario import FRAME, cls, long_flows, ls_flows, motiv, payload, rounds, star
 
 # ---------------------------------------------------------------------------------------------
 # C3-MOTIV-BASE: Figs 2b–2f, 3a–c

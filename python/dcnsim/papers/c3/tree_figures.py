@@ -27,13 +27,8 @@ from .metrics import (
     misses,
     ratio_iv,
 )
-from .notes import (
-    _c3_note,
-)
-from .scenario import (
-    payload,
-    tree,
-)
+from .notes import _c3_note
+from .scenario import payload, tree
 
 # ---------------------------------------------------------------------------------------------
 # C3-SIM-BASE: Figs 6–9 on the tree
