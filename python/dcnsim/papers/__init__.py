@@ -12,7 +12,8 @@ its presets and figure definitions on :mod:`dcnsim.papers.framework` and provide
 reproduction writes its runs (via :func:`dcnsim.sweep`), tables and plots under ``out_dir`` and
 must never leave a partial output directory on error.
 
-To add one: create ``papers/<name>.py`` (see docs/extending.md) and add
+To add one: create ``papers/<name>.py`` (or a package ``papers/<name>/`` split by concept, as
+``tlt/`` is; see docs/extending.md) and add
 ``"<name>": "dcnsim.papers.<name>"`` below.
 """
 
