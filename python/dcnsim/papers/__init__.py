@@ -13,7 +13,7 @@ reproduction writes its runs (via :func:`dcnsim.sweep`), tables and plots under 
 must never leave a partial output directory on error.
 
 To add one: create ``papers/<name>.py`` (or a package ``papers/<name>/`` split by concept, as
-``tlt/`` is; see docs/extending.md) and add
+``tlt/`` and ``lowprio/`` are; see docs/extending.md) and add
 ``"<name>": "dcnsim.papers.<name>"`` below.
 """
 
