@@ -283,7 +283,7 @@ def _eval_pfc_reduction(what: str, paper: dict[str, float]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# Fig 1 and Fig 2: small RTOs
+# Fig 1: RTO inflation with RTO_min 200 µs (Fig 2, a static RTO, is in sweeps.py)
 
 
 def eval_fig1(c: Ctx, fd: Finding) -> None:

@@ -157,6 +157,10 @@ def _record(c: Ctx, label: str, runs: Sequence[Results]) -> None:
     c.point(label, runs, sum(_flows_total(r) for r in runs))
 
 
+# ---------------------------------------------------------------------------------------------
+# important packets (Fig 7, Fig 10, Fig 11a, Table 1 and the RoCE half)
+
+
 def _imp_loss(runs: Sequence[Results]) -> list[np.ndarray]:
     """Per seed: rows (important drops, important packets) of in-window flows."""
     out = []
