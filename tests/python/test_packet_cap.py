@@ -14,7 +14,7 @@ dcnsim = pytest.importorskip("dcnsim")
 from dcnsim import config  # noqa: E402
 from dcnsim.api import run_prepared  # noqa: E402
 from dcnsim.papers import tlt as T  # noqa: E402
-from dcnsim.papers import tlt_roce as R  # noqa: E402
+from dcnsim.papers.tlt import roce as R  # noqa: E402
 
 
 def _prep(limit: str) -> config.Prepared:

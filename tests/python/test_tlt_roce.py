@@ -1,4 +1,4 @@
-"""The RoCE half of ``dcnsim reproduce tlt`` (python/dcnsim/papers/tlt_roce.py): presets,
+"""The RoCE half of ``dcnsim reproduce tlt`` (python/dcnsim/papers/tlt/roce.py): presets,
 load arithmetic, registration in the one ``tlt`` reproduction, and — in the full
 TLT-SIM-RoCE-BASE fabric — TLT removing vanilla DCQCN's timeouts without losing an important
 packet."""
@@ -10,7 +10,17 @@ import pytest
 
 import dcnsim
 from dcnsim import config
-from dcnsim.papers import tlt, tlt_roce
+from dcnsim.papers import tlt
+from dcnsim.papers.tlt import roce as tlt_roce
+
+
+def test_the_old_module_name_is_the_roce_module() -> None:
+    # The RoCE half moved from papers/tlt_roce.py into the tlt package; code importing it by
+    # its old name gets the same module (so the same figures, notes and presets).
+    from dcnsim.papers import tlt_roce as old
+
+    assert old is tlt_roce
+    assert old.FIGURES is tlt_roce.FIGURES
 
 
 def test_variants_validate_for_every_dcqcn_flavour() -> None:

@@ -12,9 +12,9 @@ its presets and figure definitions on :mod:`dcnsim.papers.framework` and provide
 reproduction writes its runs (via :func:`dcnsim.sweep`), tables and plots under ``out_dir`` and
 must never leave a partial output directory on error.
 
-To add one: create ``papers/<name>.py``, or a package ``papers/<name>/`` once it outgrows one
-file (as ``c3`` did; see docs/extending.md), and add ``"<name>": "dcnsim.papers.<name>"``
-below.
+To add one: create ``papers/<name>.py``, or a package ``papers/<name>/`` split by concept
+once it outgrows one file (as ``c3``, ``tlt`` and ``lowprio`` are; see docs/extending.md), and
+add ``"<name>": "dcnsim.papers.<name>"`` below.
 """
 
 from __future__ import annotations

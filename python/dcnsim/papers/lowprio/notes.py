@@ -1,0 +1,203 @@
+"""What was found about the LPF findings that do not hold (:data:`INVESTIGATED`, with the
+ablations behind it) and :func:`_noted`, which appends it to a missed finding's note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..framework import (
+    HOLDS,
+    Ctx,
+    Finding,
+)
+
+# ---------------------------------------------------------------------------------------------
+# what was found about the misses (issue 11): appended to a finding's note when it does not
+# hold. "Full scale" numbers come from the cached runs of the full reproductions of 2026-11-25
+# (before the Near-Opt receive-window fix) and 2026-11-26 (after it: Figs 2a, 3a, 3c); each
+# ablation names what changed, its scale and seeds (tools/ablations/lowprio.py re-runs those
+# of Figs 2a, 3a, 3c, 7 and 10). A cause is stated as such only where a one-change re-run
+# moved the number to the paper's side with its interval.
+
+INVESTIGATED: dict[str, str] = {
+    "LPF-Fig2a": (
+        "Ablations (tools/ablations/lowprio.py fig2a; full scale, 6 s, seeds 1-3; p80 "
+        "retransmission rate PriorityQueue / FairShare): preset 0.117 [0.091, 0.14] / 0.0641 "
+        "[0.0425, 0.0846]; FairShare's retransmissions are all real losses (0% spurious) of "
+        "the shared 192 KB FIFO under the 8:1 incast. The 9-node cluster looks like the "
+        "paper's testbed (9 servers, §3.4: the simulation's settings except RTO_min 5 ms, "
+        "Linux hosts), and no one of its differences makes FairShare negligible: RTO_min 5 ms"
+        " 0.109 [0.0791, 0.137] / 0.048 [0.0373, 0.0761]; the Linux TCP profile (LPF's keys "
+        "kept) 0.0859 [0.0732, 0.0954] / 0.0378 [0.0314, 0.0442]; a 4 MB FairShare FIFO (no "
+        "losses) FairShare 0.0315 [0.0291, 0.035], all spurious (the incast queues about 3.2 "
+        "ms ahead of the storage packets, beyond RTO_min 1 ms). Two changes together, RTO_min"
+        " 5 ms and a 4 MB FairShare FIFO, give the paper's picture: 0.109 [0.0791, 0.137] / 0"
+        " [0, 0]. Hypothesis, not confirmed by a one-change run: the paper's FairShare ran "
+        "with the testbed's RTO_min of 5 ms on a switch buffer deep enough to hold the "
+        "incast; the paper states the switch was configured like the simulation (192 KB per "
+        "port) and gives no buffer for this figure, so the preset keeps 192 KB."
+    ),
+    "LPF-Fig3a": (
+        "Near-Opt's backlog grows (full scale, 5 MB, seeds 1-3): for flows starting in the "
+        "first 0.25 s it is 1.5x faster than TCP, then its FCTs grow with start time (0.11 s "
+        "-> 0.38 s at 1.5-2 s; TCP stays at 0.16-0.26 s) and its active low-priority flows "
+        "grow from 293 to 1,114 (TCP 371 -> 795), while no host is offered more than 69%. "
+        "Replaying the active flows at 0.3 / 0.8 / 1.5 / 2.2 s through the paper's rate rule "
+        "(a link's available rate / its flow count, then the minimum over the path) allocates "
+        "74-84% of the max-min fair rates: a flow held lower by its other link leaves its "
+        "share of this link unused. Ablation (DAS 5 MB, 1.0 s, seed 1, with both Near-Opt "
+        "fixes of LPF-Fig3c; only nearopt_share changed): equal split TCP / Near-Opt mean "
+        "1.67, p99 2.10, falling with start time (1.82 -> 1.43: the backlog builds); max-min "
+        "mean 3.64, p99 3.67, no such fall (Near-Opt mean FCT 91 -> 42 ms). The equal split "
+        "is what lets Near-Opt's backlog build; the reproduction keeps it (the printed rule, "
+        "spec §4.12; preamble): with the max-min share TCP is more than 2x slower than the "
+        "baseline. Not the cause: the order of "
+        "service of a fair "
+        "transport (ablation, reduced 0.625 s, seed 1: TCP / Near-Opt mean 1.09 with uniform, "
+        "1.24 with fixed 5 MB, 1.04 with exponential sizes: fair-sharing order would rank "
+        "them the other way). The reduced scale is too short for the backlog to build. "
+        "This explains the 5 MB point only: with both Near-Opt fixes of LPF-Fig3c (full "
+        "scale, 2026-11-26, seeds 1-3) TCP / Near-Opt is mean 1.68 / 3.62 / 1.85 and p99 "
+        "2.74 / 6.59 / 2.70 at 128 KB / 1 MB / 5 MB (before the fixes 1.40 / 1.69 / 0.81 "
+        "and 2.44 / 3.23 / 1.34): the fixes made the baseline faster at every size. "
+        "The 1 MB point (tools/ablations/lowprio.py fig3a-*: full scale, DAS mean 1 MB, "
+        "1.118 s, seeds 1-3; each arm replays the preset TCP run's flows with one change of "
+        "the low-priority TCP, the high class on the preset's TCP, against the same flows "
+        "under Near-Opt; the replay with no change reproduces mean 3.62 [3.46, 3.74], p99 "
+        "6.59 [5.98, 7.19] exactly). It is TCP that is slow there, not Near-Opt that is "
+        "fast: mean slowdown (seed 1) Near-Opt 12.9 / 26.5 / 27.9, TCP 23 / 103 / 56 at "
+        "128 KB / 1 MB / 5 MB; TCP's low flows take 16.1 timeouts each (9.4 spurious; 6 per "
+        "MB at 128 KB and 5 MB) and the low queues drop 6% of their packets. Within the run "
+        "the ratio is flat in the flow's own size (4.2 at 0.2 MB, 3.6 at 1.8 MB) and in its "
+        "primary's FCT (3.3-4.0). Confirmed for the mean, one change: without the "
+        "high-priority flows (fig3a-nohigh, both runs) TCP / Near-Opt is mean 1.82 [1.8, "
+        "1.84], p99 2.54 [2.42, 2.65] (0.45 timeouts per flow): the interplay with the "
+        "high class doubles the mean gap, against the paper's 'TCP is largely unaffected'; "
+        "the p99 stays above 2 even without it. That interplay is what sets 1 MB apart "
+        "(same ablation, --das-mean): without the high class the mean is 2.05 [2.04, 2.05] "
+        "/ 1.82 / 1.37 [1.36, 1.39] and the p99 2.34 [2.31, 2.38] / 2.54 / 1.74 [1.68, 1.81] "
+        "at 128 KB / 1 MB / 5 MB, so the high class multiplies the mean by 0.82 / 1.99 / "
+        "1.35. Toward the paper but not inside its band: "
+        "low queue 64 -> 192 KB (fig3a-buffer, both runs; the paper's 64 KB is kept) mean "
+        "2.17 [2.07, 2.26], p99 3.14 [2.91, 3.46] (timeouts 8.8 per flow); RTO back-off "
+        "capped at 10 ms (fig3a-backoff) mean 3.3 [3.19, 3.4], p99 4.14 [3.83, 4.48]. "
+        "Refuted (the gap grows or stays): RTO_min 5 ms (fig3a-rto) mean 4.54 [4.43, 4.65], "
+        "p99 8.88 [8.45, 9.38] (spurious timeouts 9.4 -> 2.3 per flow, real losses wait "
+        "5 ms); F-RTO + undo + D-SACK (fig3a-spurious) 4.05 [3.83, 4.25], 12.4 [10.8, 13.2]; "
+        "the ns-3 profile (fig3a-profile, LPF's keys kept) 4.05 [3.95, 4.16], 8 [7.62, "
+        "8.43]; the Linux profile 3.32 [3.19, 3.43], 6.55 [6.17, 7.04]. Hypothesis: losses "
+        "of the 64 KB low queue while 1 MB high-priority flows hold the port, recovered by "
+        "repeated timeouts; no single change tried brings mean and p99 within 2x."
+    ),
+    "LPF-Fig3c": (
+        "Defect fixed (test transport::nearopt::tests::new_data_stays_inside_the_receive_"
+        "window): Near-Opt ignored the receiver's 1 MB window; while one lost segment waited "
+        "for its timeout it kept sending at the oracle's rate and the receiver discarded the "
+        "excess. The full-scale high-load run (seed 1) resent 10.4 M packets for 2,416 drops "
+        "(5% of its data); a reduced run 1.9 M of 8.6 M packets for 34 drops. Defect fixed "
+        "with it (test nearopt_survives_lost_acks_at_a_full_receive_window): a window-limited "
+        "flow whose ACKs were all lost waited forever, so the oracle now counts bytes the "
+        "receiver holds as acknowledged at the timeout. They do not close the data-mining gap: "
+        "at full scale with both fixes (2026-11-26, seeds 1-3) the high-load p99.9 DM / WS "
+        "gap is 0.754 [0.638, 0.976] (before 0.731) and DM's largest p99 ratio 1.26. "
+        "Ablation (tools/ablations/lowprio.py fig3c-sizes on the full-scale runs, seeds "
+        "1-3): the p99.9 of the data-mining flows is set by flows of 0.72-0.95 GB (TCP "
+        "6.6-7.9 s, Near-Opt 4.2-6.1 s), long-lived and bandwidth-shared under both "
+        "transports, so the DM p99.9 ratio is 1.16 [1.06, 1.37]. Over the data-mining flows "
+        "of web search's sizes (<= 30 MB) it is 3.87 [2.8, 7.06] and the DM / WS gap 2.51 "
+        "[1.69, 4.6]; over those <= 100 MB 2.51 [1.52, 3.33] and 1.63 [0.993, 2.35] (the "
+        "paper's 1.44 inside). But removing those flows does not give the paper's gap: "
+        "re-run with one change (fig3c-cap: the DM sizes conditioned on <= 100 MB, the 2% "
+        "of 0.1-1 GB flows gone, load unchanged; 1.5 s, seeds 1-3, 4,193 DM flows) the DM "
+        "p99.9 ratio is 1.28 [1.11, 1.36] and the DM / WS gap 0.833 [0.672, 0.991] (WS 1.54 "
+        "[1.32, 1.77]): the smaller DM flows' large gap in the full runs depends on the GB "
+        "flows they share links with, and the size mix alone is refuted as the cause. "
+        "Refuted as well: "
+        "censoring at the end of the run (only flows finished by then, what run.horizon = "
+        "run.duration counts: the run before the horizon does not depend on it): gap 0.764 "
+        "[0.63, 0.887]; only 3% of the DM flows finish later. Not explained; open: how "
+        "the paper's p99.9 treats the GB flows (its run length and flow count are not "
+        "stated)."
+    ),
+    "LPF-Fig4a": (
+        "Per seed (full scale, 70%): p99 ratio 3.48, 2.80, 3.76, 4.01, 4.00 (sd 0.50); the "
+        "mean 3.6 sits below 4, so about 7 seeds ((1.96 sd / (4 - mean))^2) would likely "
+        "decide 'no' at 70%, while 80% gives 15-42 (above 12). The paper's '> 4x' lies "
+        "between our 70% and 80%."
+    ),
+    "LPF-Fig4b": (
+        "Per seed (full scale): medium p99 3.55, 2.87, 5.09, 3.61, 4.71 (sd 0.91; about 3 "
+        "more seeds would likely clear 2.95); medium / worst other 0.96, 0.52, 1.08, 1.09, "
+        "0.64 (mean 0.86, sd 0.26): more seeds would more likely decide 'no': the long "
+        "flows (about 55 per seed, so their p99 is one flow) suffer as much as the medium."
+    ),
+    "LPF-Fig4c": (
+        "Ablation (co-location 70%, 1 s, seeds 1-5; TCP's rto_max 60 s -> 10 ms, an "
+        "ablation, not a setting we propose): TCP / Near-Opt p99 at 12 MB 6.19 -> 3.21, at "
+        "24 MB 12.6 [6.59, 25.8] -> 2.49 [2.35, 2.88], so 24 / 12 MB becomes 0.78 (the "
+        "paper's fall). With RFC 6298 backoff, a flow whose retransmissions keep landing in "
+        "19 ms on periods backs its RTO off to 0.25-1 s (TCP p99 250 ms; 49 ms capped): that "
+        "tail, not the on period, sets our 24 MB gap. Full scale per seed at 24 MB: 25.4, "
+        "25.6, 24.9, 11.8, 12.8 (one doubling more or less)."
+    ),
+    "LPF-Fig7": (
+        "Ablation (co-location 70%, 1 s, seeds 1-5): the other reading of the paper's "
+        "partitions (one 192 KB port: both queues may use all of it in the 192 KB case, "
+        "24 KB per queue for both classes in the 8-queue case) gives 24 / 192 KB p99 2.40 "
+        "[1.57, 2.94] against ours 2.78 [2.02, 3.62] at the same scale, so the partition "
+        "reading is not the cause. Nor the TCP defaults the paper does not state: the low "
+        "class on the ns-3 profile (LPF's own keys kept: Cubic, SACK, IW 2, RTO_min 1 ms; "
+        "ns-3's delayed ACKs, per-ACK slow start, HyStart, PRR) gives p99 3.13 [2.47, 4.76], "
+        "mean 3.31 [2.87, 3.78] (ours 1.72); the audit found no defect in the per-queue "
+        "limits (the 24 KB tail is 31 ms in both readings). Cause: the magnitude is set by "
+        "the load (ablation, the same scale and seeds, only the co-location high-priority load "
+        "changed; the paper says only 'high load'): 24 / 192 KB p99 1.75 [1.35, 2.48] at "
+        "60%, 2.78 [2.02, 3.62] at 70% (ours), 3.71 [2.84, 4.71] at 75%, 31.8 [25.3, 46] at "
+        "80% (mean 1.26, 1.72, 2.50, 21.7): the ratio grows steeply as the high class nears "
+        "the link, and the paper's 5.7x lies between our 75% and 80%. The reproduction keeps "
+        "70% (the load chosen for every co-location figure, see LPF-Fig4a)."
+    ),
+    "LPF-Fig8": (
+        "Per seed (full scale), p99 / p99 at 1 ms: 500 us 1.29, 1.20, 1.00, 0.93, 1.19 "
+        "(mean 1.12, sd 0.15); 5 ms 0.82, 1.22, 1.15, 0.76, 1.01 (0.99, sd 0.20); 10 ms "
+        "1.14, 1.11, 1.82, 1.08, 1.14 (1.26, sd 0.32). More seeds (about 6 and 3) would "
+        "likely decide 'no' for the 500 us and 5 ms arms: our runs show no U-shape."
+    ),
+    "LPF-Fig9": (
+        "Per seed (full scale), max / min of the four means: 1.50, 1.11, 1.15, 1.17, 1.17; "
+        "CUBIC without SACK is the slow one (2.70 ms vs 2.27-2.45). The estimate sits near "
+        "the 1.15 edge: about 60 seeds would be needed to decide it."
+    ),
+    "LPF-Fig10": (
+        "Cause (ablation, co-location 70%, 4 MB, 1 s, seeds 1-5): TCP-LP's reaction rule. "
+        "Ours reacts to at most one early-congestion indication per window and restarts its "
+        "smoothed delay after a halving (tcplp_gate, cc/tcp_lp.rs). With tcplp_gate = false "
+        "(every indication reacts, TCP-LP section III-C read literally: ACKs of data sent "
+        "before a halving still carry the old backlog's delay, count as a second indication "
+        "inside itt and collapse the window to 1 MSS), TCP-LP / TCP is mean 2.72 [2.23, 3.22] "
+        "and p99 6.30 [4.02, 7.90], the paper's 2.4x and 6.67x (ours 1.61 / 2.78). The "
+        "reproduction keeps the gate (the default: without it a lone TCP-LP flow collapses "
+        "after every halving). Not the cause: LEDBAT's target (same runs, only "
+        "ledbat_target changed): LEDBAT / TCP mean 1.25, 1.24, 1.23, 1.26, 1.31 and p99 "
+        "1.93, 1.91, 1.44, 1.41, 1.43 at 0.5, 1, 3.2, 10 and 100 ms; nor the load or update "
+        "size (70% / 80% at 4 MB, 8 and 12 MB at 70%: TCP-LP 0.73-1.61 and LEDBAT "
+        "1.07-1.36 of TCP's mean). RFC 6817 section 2.4.2 and TCP-LP section III checked "
+        "line by line: no defect."
+    ),
+    "LPF-Fig11": (
+        "Per seed (full scale): WFQ medium p99.9 reduction 11.4, 14.3, 6.1, 0.61, 7.7 "
+        "(about 270 medium flows per seed, so a p99.9 is the top one or two flows; a stable "
+        "p99.9 needs about 20x the flows); TCP+ medium p99 reduction 4.9, 3.8, 2.2, 1.2, 0.9 "
+        "(mean 2.6, sd 1.7 against >= 3.5: about 14 seeds would likely decide 'no')."
+    ),
+}
+
+
+def _noted(ev: Callable[[Ctx, Finding], None]) -> Callable[[Ctx, Finding], None]:
+    def evaluate(c: Ctx, fd: Finding) -> None:
+        ev(c, fd)
+        if fd.verdict != HOLDS and fd.figure in INVESTIGATED:
+            fd.note = f"{fd.note} {INVESTIGATED[fd.figure]}".strip()
+
+    return evaluate

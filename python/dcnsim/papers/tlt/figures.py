@@ -1,0 +1,270 @@
+"""The TLT figure registry: each finding's claim, verdict rule, run plan and evaluation,
+the TCP half's then the RoCE half's (:mod:`.roce`), in report order.
+"""
+
+from __future__ import annotations
+
+from ..framework import Figure, effect_band
+from . import roce
+from .fig5 import (
+    _eval_pfc_reduction,
+    eval_dctcp_pfc,
+    eval_dctcp_tlt,
+    eval_fig1,
+    eval_fig7_200us,
+    eval_fig7_imp_loss,
+    eval_fig7_tlp,
+    eval_fig7_tlt,
+    eval_fig11b,
+    eval_fig16,
+    eval_tcp_trends,
+    eval_tlp,
+    eval_tlt_pfc_similar,
+    eval_vs_200us,
+    plan_fig5,
+)
+from .sweeps import (
+    eval_analysis,
+    eval_fig2,
+    eval_fig8a,
+    eval_fig8b,
+    eval_fig9b,
+    eval_fig10,
+    eval_fig11a,
+    eval_fig15,
+    eval_fig17,
+    eval_fig18,
+    eval_table1,
+    plan_clocking,
+    plan_degree,
+    plan_fig2,
+    plan_loads,
+    plan_shares,
+    plan_table1,
+    plan_thresholds,
+    plan_workloads,
+)
+
+_F5 = [plan_fig5]
+#: Mechanisms every figure's runs use (PFC and TLT variants share the Fig 5 runs).
+NEEDS = ("pfc", "tlt")
+_gd = effect_band(1 / (1 - 0.809))
+
+FIGURES: list[Figure] = [
+    Figure(
+        "Analysis-4.2",
+        "B = 12 MB, α = 1, 16 congested ports, K = 400 kB: 705.88 KB per port, 305.88 kB for "
+        "important packets, 203 flows per port, 3248 in total; one port: 5.6 MB, 3,733 flows",
+        "exact arithmetic",
+        [],
+        eval_analysis,
+        needs=(),
+    ),
+    Figure(
+        "Fig1-rto-inflation",
+        "DCTCP, RTO_min 200 µs: > 10% of foreground flows have RTO > 1.1 ms while RTT p90 is "
+        "0.48 ms",
+        "fraction with RTO > 1.1 ms ≥ 10%, RTO p90 ≥ 1.5 × RTT p90",
+        _F5,
+        eval_fig1,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig2-static-rto",
+        "static 160 µs RTO, fg 15%: fg p99 −41%, bg mean +113%, timeouts ×51",
+        "fg p99 baseline ÷ static, bg static ÷ baseline and timeouts ratio each within the "
+        "tolerance of 1.69×, 2.13×, 51×",
+        [plan_fig2],
+        eval_fig2,
+    ),
+    Figure(
+        "Fig5-dctcp-tlt",
+        "DCTCP+TLT cuts fg p99.9 by 80.9% vs the 4 ms baseline, bg mean slightly above baseline",
+        f"fg baseline ÷ TLT in [{_gd[0]:.2f}, {_gd[1]:.2f}], bg TLT ÷ baseline in [0.8, 1.25]",
+        _F5,
+        eval_dctcp_tlt,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig5-dctcp-pfc",
+        "DCTCP+PFC: fg p99.9 13.0 → 2.11 ms, bg mean 19.3 → 48.8 ms",
+        "fg baseline ÷ PFC within the tolerance of 6.16×, bg PFC ÷ baseline of 2.53×",
+        _F5,
+        eval_dctcp_pfc,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig5-tlt-with-without-pfc",
+        "with or without PFC, TLT's fg tail is very similar",
+        "fg p99.9 TLT+PFC ÷ TLT in [2/3, 3/2] for TCP and DCTCP",
+        _F5,
+        eval_tlt_pfc_similar,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig5-vs-200us",
+        "TLT outperforms RTO_min 200 µs in fg tail (by up to 29.6%)",
+        "fg p99.9 200 µs ÷ TLT ≥ 1 for TCP and DCTCP",
+        _F5,
+        eval_vs_200us,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig5-tlp",
+        "TLP is not very effective in reducing the fg tail",
+        "fg baseline ÷ TLP ≤ 2 and TLP ÷ TLT ≥ 2, for TCP and DCTCP",
+        _F5,
+        eval_tlp,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig5-tcp",
+        "TCP: similar trends, except fg tail significantly higher with TCP+PFC",
+        "TCP fg baseline ÷ TLT within the tolerance of 5.84× (Fig 15, 40%), TCP+PFC ÷ "
+        "DCTCP+PFC fg ≥ 2, TCP bg TLT ÷ baseline in [0.8, 1.25]",
+        _F5,
+        eval_tcp_trends,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7a-tlt-timeouts",
+        "DCTCP+TLT nearly eliminates timeouts; TCP+TLT: 0.25% of flows time out",
+        "DCTCP TLT ÷ baseline timeouts ≤ 0.05; TCP+TLT flows with a timeout ≤ 0.5%",
+        _F5,
+        eval_fig7_tlt,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7a-200us-timeouts",
+        "RTO_min 200 µs causes 3.70× more timeouts (DCTCP)",
+        "ratio within the tolerance of 3.70×",
+        _F5,
+        eval_fig7_200us,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7a-tlp-timeouts",
+        "TLP cuts timeouts but 52.2% remain (DCTCP)",
+        "baseline ÷ TLP timeouts within the tolerance of 1.92×",
+        _F5,
+        eval_fig7_tlp,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7-important-loss",
+        "important-packet loss rate 1.33e-7 (DCTCP), 4.30e-6 (TCP)",
+        "DCTCP ≤ 1e-5, TCP ≤ 4.3e-5",
+        _F5,
+        eval_fig7_imp_loss,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7b-pause-frames",
+        "TLT cuts PAUSE frames by 27.7% (DCTCP) and 93.2% (TCP)",
+        "PFC ÷ TLT+PFC PAUSE frames per 1k flows within the tolerance of 1.38× and 14.7×",
+        _F5,
+        _eval_pfc_reduction("pause", {"dctcp": 0.277, "tcp": 0.932}),
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig7c-paused-time",
+        "TLT cuts paused time by 66.7% (DCTCP) and 95.8% (TCP)",
+        "PFC ÷ TLT+PFC paused fraction within the tolerance of 3.0× and 23.8×",
+        _F5,
+        _eval_pfc_reduction("paused", {"dctcp": 0.667, "tcp": 0.958}),
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig8a-threshold",
+        "no PFC: a larger threshold raises the fg tail and lowers the bg mean",
+        "fg p99.9 at the largest K ÷ smallest ≥ 1 and bg mean smallest ÷ largest ≥ 1",
+        [plan_thresholds],
+        eval_fig8a,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig8b-threshold-pfc",
+        "with PFC: bg mean keeps increasing with the threshold",
+        "bg mean largest K ÷ smallest ≥ 1",
+        [plan_thresholds],
+        eval_fig8b,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig9b-load",
+        "DCTCP+PFC benefits from TLT below 50% load; above, TLT raises the bg mean",
+        "bg TLT+PFC ÷ PFC ≤ 1 at loads < 50%, ≥ 1 at loads > 50%",
+        [plan_loads],
+        eval_fig9b,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig10-important-share",
+        "3.29% of the volume is important without foreground; grows with the fg share",
+        "fraction at 0% within a factor 2 of 3.29%; at the largest share ÷ at 0% ≥ 1",
+        [plan_shares],
+        eval_fig10,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig11a-important-packets",
+        "with a 400 kB threshold 5.90% of packets are important; more with smaller K",
+        "fraction at 400 kB within a factor 2 of 5.90%; smallest K ÷ 400 kB ≥ 1",
+        [plan_thresholds, plan_fig5],
+        eval_fig11a,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig11b-max-queue",
+        "without TLT the max queue reaches 2.18 MB; TLT keeps it 23.1% lower",
+        "DCTCP max per-port queue in [1.74 MB, the DT cap 2.25 MB + one frame]; DCTCP ÷ TLT "
+        "within the tolerance of 1.30×",
+        _F5,
+        eval_fig11b,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Table1-important-loss",
+        "DCTCP, 5%, 400 kB: no important drops; loss grows with threshold and fg share, ≤ 3.5e-3",
+        "DCTCP 5% smallest K ≤ 1e-5; largest (K, share) ≥ smallest for both; all ≤ 1e-2",
+        [plan_table1],
+        eval_table1,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig15-workloads",
+        "(DC)TCP+TLT gives the best fg tail for every workload and load",
+        "min(baseline, TLP, 200 µs) ÷ TLT fg p99.9 ≥ 1 at every (workload, load, transport)",
+        [plan_workloads],
+        eval_fig15,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig16-delivery",
+        "DCTCP: TLT cuts the segment delivery time's p99 by 22.8% and p99.9 by 57.6%",
+        "baseline ÷ TLT delivery-time p99 and p99.9 within the tolerance of 1.30× and 2.36×",
+        _F5,
+        eval_fig16,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig17-clocking",
+        "1-byte clocking makes recovery much slower (55× p99); 1-MTU costs 6.9× the bytes and "
+        "1.25× the PAUSE frames of adaptive",
+        "byte ÷ adaptive fg p99, MTU ÷ adaptive clocking bytes and PAUSE frames within the "
+        "tolerance of 55×, 6.9×, 1.25×; adaptive ÷ MTU fg p99 in [2/3, 3/2]",
+        [plan_clocking, plan_fig5],
+        eval_fig17,
+        needs=NEEDS,
+    ),
+    Figure(
+        "Fig18-degree",
+        "TCP: TLT is best at high incast degree, up to 67.0% lower fg tail",
+        "at the highest degree: baseline ÷ TLT within the tolerance of 3.03×, min(baseline, "
+        "PFC) ÷ TLT ≥ 1",
+        [plan_degree],
+        eval_fig18,
+        needs=NEEDS,
+    ),
+    *roce.FIGURES,
+]
