@@ -156,7 +156,8 @@ pub fn scenario(name: &str) -> Option<String> {
         "websearch_poisson_1e8" => websearch_poisson(name, "700ms"),
         "websearch_poisson_1e9" => websearch_poisson(name, "7s"),
         // The devices, packets and TCP settings of python/dcnsim/scenarios/reflex.toml and the
-        // classes of python/dcnsim/papers/reflex.py's `workload_overrides("wl2", "reflex")`.
+        // classes of `workload_overrides("wl2", "reflex")` in python/dcnsim/papers/reflex/
+        // scenario.py.
         "reflex_workload" => r#"{"name": "bench-reflex-workload", "seed": 1,
                 "topology": {"kind": "star", "hosts": 20, "link": {"rate": "10Gbps", "delay": "1us"}},
                 "packet": {"mtu": 1432, "eth_overhead": 2, "min_wire": 54, "tcp_timestamps": true},
