@@ -209,6 +209,14 @@ def test_investigated_notes_name_registered_figures_and_only_join_misses():
     ok = Finding("Fig10", "claim", "rule", verdict=HOLDS)
     c3._c3_note(ok)
     assert ok.note == ""
+    # figures without C3 in their runs get their measured note alone (no pipe note)
+    for fig in ("Fig2ef", "Fig3c"):
+        miss = Finding(fig, "claim", "rule", verdict=NO)
+        c3._measured_note(miss)
+        assert "full scale" in miss.note and c3.PIPE_NOTE not in miss.note
+        ok = Finding(fig, "claim", "rule", verdict=HOLDS)
+        c3._measured_note(ok)
+        assert ok.note == ""
 
 
 def test_additive_variant_is_accepted_by_the_core():

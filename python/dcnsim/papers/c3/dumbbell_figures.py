@@ -35,7 +35,7 @@ from .metrics import (
     misses,
     ratio_iv,
 )
-from .notes import FIG2C_C3_NOTE, _c3_note
+from .notes import FIG2C_C3_NOTE, _c3_note, _measured_note
 from .scenario import FRAME, cls, long_flows, ls_flows, motiv, payload, rounds, star
 
 # ---------------------------------------------------------------------------------------------
@@ -331,6 +331,7 @@ def eval_fig2ef(c: Ctx, fd: Finding) -> None:
         ts_dips_below_guarantee=exact(during.min() < 0.9 * ref),
         queue_spikes=exact(q_during >= 2 * max(q_before, 1538)),
     )
+    _measured_note(fd)
 
     def plot(ax: Any) -> None:
         t, g = goodput_series(r, "ts")
@@ -434,6 +435,7 @@ def eval_fig3c(c: Ctx, fd: Finding) -> None:
         grows_with_weight_gap=exact(mono_o),
         some_effect=exact(n.max() > n.min()),
     )
+    _measured_note(fd)
 
     def plot(ax: Any) -> None:
         lines(
