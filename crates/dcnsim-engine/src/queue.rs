@@ -338,6 +338,14 @@ impl<E: Packable> EventQueue<E> {
         self.now = t;
     }
 
+    /// The next event, if any, without popping it (a hint for what to prefetch: an event
+    /// pushed before then may still come first).
+    #[inline]
+    pub fn peek(&self) -> Option<E> {
+        let m = self.tree[1].min(self.heap_top);
+        (m != EMPTY).then(|| E::unpack((m as u64 & PACK_MASK) as u32))
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
