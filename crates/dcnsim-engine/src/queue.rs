@@ -338,12 +338,12 @@ impl<E: Packable> EventQueue<E> {
         self.now = t;
     }
 
-    /// The next event, if any, without popping it (a hint for what to prefetch: an event
-    /// pushed before then may still come first).
-    #[inline]
-    pub fn peek(&self) -> Option<E> {
-        let m = self.tree[1].min(self.heap_top);
-        (m != EMPTY).then(|| E::unpack((m as u64 & PACK_MASK) as u32))
+    /// The packed bits of the earliest event waiting in a lane (all ones when the lanes are
+    /// empty), without popping it: a hint for what to prefetch (the heap may hold an earlier
+    /// event, and an event pushed before then may come first).
+    #[inline(always)]
+    pub fn peek_lane_bits(&self) -> u32 {
+        (self.tree[1] as u64 & PACK_MASK) as u32
     }
 
     /// Time of the next event, if any.

@@ -258,6 +258,11 @@ impl Arena {
     pub fn get(&self, id: PktId) -> &Packet {
         &self.pkts[id as usize]
     }
+    /// Where slot `id` is (or would be): for prefetching, never dereferenced.
+    #[inline(always)]
+    pub fn slot_ptr(&self, id: PktId) -> *const Packet {
+        self.pkts.as_ptr().wrapping_add(id as usize)
+    }
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.pkts[id as usize]
