@@ -338,6 +338,14 @@ impl<E: Packable> EventQueue<E> {
         self.now = t;
     }
 
+    /// The packed bits of the earliest event waiting in a lane (all ones when the lanes are
+    /// empty), without popping it: a hint for what to prefetch (the heap may hold an earlier
+    /// event, and an event pushed before then may come first).
+    #[inline(always)]
+    pub fn peek_lane_bits(&self) -> u32 {
+        (self.tree[1] as u64 & PACK_MASK) as u32
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

@@ -77,13 +77,14 @@ pub mod colour {
 }
 
 /// Field order is fixed (`repr(C)`) so that everything a switch hop reads or writes (link,
-/// sizes, destination, entropy, class, flags, arrival time) sits in the first cache line;
+/// sizes, destination, entropy, class, flags) sits in the first cache line;
 /// the 64-byte alignment makes that line a line of the cache (the arena's slots start on
 /// line boundaries instead of wherever the allocator put the buffer).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Packet {
-    /// Intrusive list link (queue or wire).
+    /// Intrusive list link while in a queue; while on a wire, the port it left (its
+    /// `Arrive` event carries the packet: see `Sim::start_tx`).
     pub next: PktId,
     /// Bytes on the wire, all overheads included: what serialization is computed from.
     pub wire: u32,
@@ -93,8 +94,6 @@ pub struct Packet {
     /// ECMP entropy (per-flow hash by default, per-packet when spraying).
     pub entropy: u32,
     pub flow: u32,
-    /// Arrival time at the far end of the wire it is on.
-    pub arrive: Time,
     pub kind: PktKind,
     /// Traffic class = queue index on every hop (0 = highest priority).
     pub class: u8,
@@ -152,7 +151,6 @@ impl Packet {
             ts: 0,
             owd: 0,
             created: 0,
-            arrive: 0,
             sack: [(0, 0); 3],
         }
     }
@@ -198,6 +196,18 @@ struct IntTable {
     stacks: Vec<[IntHop; MAX_INT_HOPS]>,
 }
 
+/// Most packets alive at once: a packet's id must fit an event (`sim::MAX_EVENT_INDEX`: an
+/// `Arrive` event carries the packet). A run stops before (`run.memory_limit` is capped
+/// below it, `scenario::build`); reaching it anyway is a bug, reported by a panic (which
+/// the Python binding turns into an error) rather than a wrong event.
+pub const MAX_PACKETS: usize = 1 << 26;
+
+#[cold]
+#[inline(never)]
+fn too_many_packets() -> ! {
+    panic!("more than {MAX_PACKETS} packets alive at once: the simulator's limit")
+}
+
 /// Owner of every live packet. Freed slots are reused (LIFO) so steady state allocates nothing.
 pub struct Arena {
     pkts: Vec<Packet>,
@@ -231,6 +241,9 @@ impl Arena {
             self.pkts[id as usize] = p;
             id
         } else {
+            if self.pkts.len() >= MAX_PACKETS {
+                too_many_packets();
+            }
             self.pkts.push(p);
             (self.pkts.len() - 1) as PktId
         }
@@ -244,6 +257,11 @@ impl Arena {
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         &self.pkts[id as usize]
+    }
+    /// Where slot `id` is (or would be): for prefetching, never dereferenced.
+    #[inline(always)]
+    pub fn slot_ptr(&self, id: PktId) -> *const Packet {
+        self.pkts.as_ptr().wrapping_add(id as usize)
     }
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {

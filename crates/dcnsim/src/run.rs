@@ -123,16 +123,24 @@ pub fn run_built_with(
         // checks): the memory a run may take is bounded, not only estimated.
         if sim.arena.capacity_used() as u64 > b.max_packets {
             end = "memory_limit";
+            let used = sim.arena.capacity_used() as u64;
+            let (share, remedy) = if b.max_packets == crate::scenario::resources::MAX_PACKET_CAP {
+                (
+                    "the simulator's limit of packets alive at once",
+                    "change the scenario",
+                )
+            } else {
+                (
+                    "the memory limit's share for packets",
+                    "raise run.memory_limit or change the scenario",
+                )
+            };
             b.warnings.push(format!(
-                "run.memory_limit: the run stopped at {:.3} ms holding {} packets (about {}), \
-                 the memory limit's share for packets (a queue without a limit, such as a \
-                 host NIC queue, can hold any number): raise run.memory_limit or change the \
-                 scenario",
+                "run.memory_limit: the run stopped at {:.3} ms holding {used} packets (about {}), \
+                 {share} (a queue without a limit, such as a host NIC queue, can hold any \
+                 number): {remedy}",
                 to_secs(sim.now()) * 1e3,
-                sim.arena.capacity_used(),
-                crate::scenario::resources::human(
-                    sim.arena.capacity_used() as u64 * crate::scenario::resources::PACKET_BYTES
-                ),
+                crate::scenario::resources::human(used * crate::scenario::resources::PACKET_BYTES),
             ));
             break;
         }

@@ -242,3 +242,25 @@ fn settings_without_effect_are_warned_about() {
         "{w:?}"
     );
 }
+
+/// A packet's id rides in its `Arrive` event, so a run may never hold more packets than an
+/// event can name, whatever memory the limit admits: the run-time packet cap is clamped to
+/// the simulator's own limit (and stays the memory share below it).
+#[test]
+fn the_packet_cap_stays_below_what_an_event_can_name() {
+    use dcnsim::scenario::resources::{MAX_PACKET_CAP, PACKET_BYTES};
+    let cap = |limit: &str| {
+        let v = with(&["run", "memory_limit"], json!(limit));
+        let sc = from_json(&v.to_string()).unwrap();
+        sc.build(&FsReader).unwrap().max_packets
+    };
+    assert_eq!(cap("100000GB"), MAX_PACKET_CAP);
+    assert!(MAX_PACKET_CAP < dcnsim::packet::MAX_PACKETS as u64);
+    // 2 GB: about half of it (less the estimate) for packets, under the clamp
+    let c = cap("2GB");
+    assert!(
+        c < MAX_PACKET_CAP && c * PACKET_BYTES <= 1_000_000_000,
+        "{c}"
+    );
+    assert!(c * PACKET_BYTES > 900_000_000, "{c}");
+}

@@ -2,8 +2,8 @@
 //!
 //! Switch egress ports and host NICs are the same structure. A port holds up to eight class
 //! queues, an optional FIFO driver queue below them (hosts; LPF §3), the packet currently
-//! being serialized, and the packets on the wire (in arrival order: the propagation delay
-//! is constant, so the wire is a FIFO and only its head needs an event).
+//! being serialized. A packet on the wire is not held by the port: its `Arrive` event
+//! carries it (see `Sim::start_tx`).
 //!
 //! Invariants (checked in debug builds): each queue's `bytes`/`pkts` equal the sums over
 //! its packets; `unres_bytes` = Σ_q max(0, bytes_q − reserved_q); bit q of `nonempty` is set
@@ -132,7 +132,8 @@ pub struct QueueStats {
 
 /// Field order is fixed (`repr(C)`, 64-byte aligned) so that a packet's hop touches few
 /// lines of its port: line 0 holds what starting a transmission and an arrival read (the
-/// clock, the wire, the peer), line 1 the port's occupancy and the small flags, line 2 the
+/// clock, the shaper, the peer, the profile and the small flags), line 1 the port's
+/// occupancy and transmit counters, line 2 the
 /// driver queue and queue 0's list; the other queues' lists, DRR state and the per-queue
 /// counters (queue 0's hot counters in one line) follow. At 1,000+ hosts the ports no longer
 /// fit in the cache and each extra line a hop touches is a miss (issue 17).
@@ -144,22 +145,12 @@ pub struct Port {
     pub busy_until: Time,
     pub delay: Time,
     pub clock: TxClock,
-    /// Packets propagating on the link, in arrival order.
-    pub wire: PktList,
-    /// Owning node and the peer at the other end of the link.
-    pub node: u32,
-    pub peer: u32,
-    // ---- line 1
-    /// Σ bytes over queues (excluding driver queue and the packet in transmission).
-    pub bytes: u64,
-    pub pkts: u64,
-    /// Σ_q unreserved bytes (what the port limit and shared pool are charged).
-    pub unres_bytes: u64,
-    pub busy_time: Time,
-    pub pkts_sent: u64,
     /// Token-bucket shaper: the bucket depth as the time its tokens take to accumulate at
     /// the rate (burst − one full frame); `None` = a store-and-forward wire.
     pub tb_depth: Option<Time>,
+    /// Owning node and the peer at the other end of the link.
+    pub node: u32,
+    pub peer: u32,
     /// This port's index among its node's ports.
     pub local: u16,
     pub profile: u16,
@@ -168,6 +159,16 @@ pub struct Port {
     pub paused: u8,
     /// A `TxDone` wake-up is scheduled at `busy_until` (only when packets are waiting).
     pub wake_pending: bool,
+    // ---- line 1
+    /// Σ bytes over queues (excluding driver queue and the packet in transmission).
+    pub bytes: u64,
+    pub pkts: u64,
+    /// Σ_q unreserved bytes (what the port limit and shared pool are charged).
+    pub unres_bytes: u64,
+    pub busy_time: Time,
+    pub pkts_sent: u64,
+    /// The rest of line 1 (the queue lists start on line 2).
+    _pad1: [u64; 3],
     // ---- line 2 (with q[0])
     pub driver: PktList,
     /// Red bytes queued in colour-aware queues (colour mode `red_only`).
@@ -183,6 +184,7 @@ pub struct Port {
 // scale, not correctness).
 const _: () = {
     assert!(std::mem::offset_of!(Port, bytes) == 64);
+    assert!(std::mem::offset_of!(Port, wake_pending) < 64);
     assert!(std::mem::offset_of!(Port, driver) == 128);
     assert!(std::mem::offset_of!(Port, q) + std::mem::size_of::<PktList>() <= 192);
     assert!(std::mem::size_of::<QueueStats>() == 128);
@@ -215,12 +217,12 @@ impl Port {
             tb_depth: None,
             tb_full: 0,
             wake_pending: false,
-            wire: PktList::default(),
             paused: 0,
             red_bytes: 0,
             stats: [QueueStats::default(); MAX_QUEUES],
             busy_time: 0,
             pkts_sent: 0,
+            _pad1: [0; 3],
         }
     }
 

@@ -856,7 +856,7 @@ impl Scenario {
         let left = budget.left() / 2;
         sim.max_samples = est_samples.saturating_add(left / resources::SAMPLE_BYTES) as usize;
         sim.max_trace_rows = est_traces.saturating_add(left / resources::TRACE_BYTES) as usize;
-        let max_packets = left / resources::PACKET_BYTES;
+        let max_packets = (left / resources::PACKET_BYTES).min(resources::MAX_PACKET_CAP);
         if let Some(iv) = self.output.queue_sample_interval {
             sim.sample_every = iv.0;
             sim.sample_ports = (0..sim.ports.len() as u32)

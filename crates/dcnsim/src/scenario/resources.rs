@@ -37,6 +37,10 @@ pub const TRACE_BYTES: u64 = 400;
 /// packet cap: host NIC queues have no limit (issue 13: DCQCN senders held by PFC pauses
 /// queued 13.5 GB there before RoCE NICs pulled from their QPs, `sim::flow::NicPull`).
 pub const PACKET_BYTES: u64 = std::mem::size_of::<crate::packet::Packet>() as u64 + 16;
+/// The run-time packet cap never exceeds this many packets, whatever the memory limit: ids
+/// must fit an event (`packet::MAX_PACKETS`), and the cap is checked once per chunk of
+/// events (`run::CHUNK`), so a quarter of the id space is left for what one chunk can add.
+pub const MAX_PACKET_CAP: u64 = crate::packet::MAX_PACKETS as u64 / 4 * 3;
 
 /// Sizes of a topology, computed from its keys without building it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
