@@ -133,10 +133,10 @@ pub struct QueueStats {
 /// Field order is fixed (`repr(C)`, 64-byte aligned) so that a packet's hop touches few
 /// lines of its port: line 0 holds what starting a transmission and an arrival read (the
 /// clock, the shaper, the peer, the profile and the small flags), line 1 the port's
-/// occupancy and transmit counters, line 2 the
-/// driver queue and queue 0's list; the other queues' lists, DRR state and the per-queue
-/// counters (queue 0's hot counters in one line) follow. At 1,000+ hosts the ports no longer
-/// fit in the cache and each extra line a hop touches is a miss (issue 17).
+/// occupancy and transmit counters, line 2 the driver queue and queue 0's list; the other
+/// queues' lists, DRR state and the per-queue counters (queue 0's hot counters in one line)
+/// follow. At 1,000+ hosts the ports no longer fit in the cache and each extra line a hop
+/// touches is a miss (issue 17).
 #[repr(C, align(64))]
 pub struct Port {
     // ---- line 0
