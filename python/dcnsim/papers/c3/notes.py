@@ -74,9 +74,12 @@ INVESTIGATED: dict[str, str] = {
     "Fig2ef": (
         "Measured at the full scale (0.5 s of TS alone, then DS rounds every 20 ms): TS drops "
         "to 304 Mb/s in the DS rounds (in the band), but the queue's maximum before DS is "
-        "46.1 KB (reduced scale, 50 ms of TS alone: 0 KB), so the spike during DS (81.5 KB) "
-        "is 1.77x it, below the rule's 2x. Which TS-alone moment builds the 46 KB was not "
-        "investigated."
+        "46.1 KB, so the spike during DS (81.5 KB) is 1.77x it, below the rule's 2x. The "
+        "46 KB come from the two TS flows alone, in a 120 ms cycle: TS climbs from about 500 "
+        "Mb/s (its guarantee) until the 1 Gb/s bottleneck is full (946-958 Mb/s per 1 ms), "
+        "the queue grows for 10 ms to 46 KB (30 packets, above K = 20), and TS falls back "
+        "(queue peaks at 0.115, 0.235, 0.355, 0.475 s; samples every 1 ms). The reduced "
+        "scale's TS alone (10-50 ms) ends before the first peak (its maximum before DS: 0 KB)."
     ),
     "Fig3c": (
         "Measured at the full scale (5 x 5 cells, 500 DS flows each): every cell follows the "
