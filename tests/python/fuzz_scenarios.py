@@ -149,8 +149,16 @@ def corpus() -> list[dict[str, Any]]:
     return out + copy.deepcopy(EXTRA)
 
 
+#: How deep :func:`_paths` looks for a key to mutate. A value nested deeper than this is
+#: already one of the hostile values (:func:`_deep`); walking it by recursion would exhaust
+#: Python's stack when a later mutation of the same case picks a path inside it.
+MAX_PATH_DEPTH = 64
+
+
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
+    if len(prefix) >= MAX_PATH_DEPTH:
+        return out
     if isinstance(node, dict):
         for k, v in node.items():
             out += _paths(v, (*prefix, k))
@@ -232,10 +240,17 @@ def mutate(sc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return sc
 
 
+def case(i: int, seed: int, base: list[dict[str, Any]]) -> dict[str, Any]:
+    """Case ``i`` of campaign ``seed``: its own random stream, so a worker builds only the
+    cases it runs (building all of a 20,000-case campaign first took longer than the hang
+    timeout) and case ``i`` is the same in any campaign of that seed."""
+    rng = random.Random(f"{seed}:{i}")
+    return mutate(rng.choice(base), rng)
+
+
 def cases(n: int, seed: int) -> list[dict[str, Any]]:
-    rng = random.Random(seed)
     base = corpus()
-    return [mutate(rng.choice(base), rng) for _ in range(n)]
+    return [case(i, seed, base) for i in range(n)]
 
 
 def _tokens(path: str) -> list[Any]:
@@ -299,11 +314,11 @@ def check_case(sc: dict[str, Any], run: bool = False) -> tuple[str, str]:
 
 def worker(seed: int, start: int, count: int, total: int, run: bool = False) -> None:
     """Run cases [start, start + count) and print one JSON line per case, then the peak RSS."""
-    all_cases = cases(total, seed)
+    base = corpus()
     for i in range(start, min(start + count, total)):
         print(json.dumps({"i": i, "start": True}), flush=True)
         t0 = time.perf_counter()
-        kind, detail = check_case(all_cases[i], run)
+        kind, detail = check_case(case(i, seed, base), run)
         dt = time.perf_counter() - t0
         print(json.dumps({"i": i, "kind": kind, "detail": detail, "s": round(dt, 4)}), flush=True)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -425,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         worker(a.seed, a.worker[0], a.worker[1], a.cases, a.run)
         return 0
     if a.only is not None:
-        sc = cases(a.cases, a.seed)[a.only]
+        sc = case(a.only, a.seed, corpus())
         print(json.dumps(sc, default=str, indent=1)[:4000])
         print(check_case(sc, a.run))
         return 0

@@ -132,7 +132,42 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("pias thresholds []", at("scheme", {"kind": "pias", "thresholds": []}), "scheme.thresholds"),
     ("run = []", at("run", []), "run"),
     ("sizes by position", at("classes[0].workload.sizes", [1000]), "classes[0].workload.sizes"),
+    # found by the 20,000-case campaign of seed 30: per-queue lists and missing keys
+    (
+        "pmax in a per-queue ecn list",
+        at(
+            "switch",
+            {
+                "queues": 2,
+                "ecn": [
+                    {"kind": "step", "k": "100KB"},
+                    {"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 2.0},
+                ],
+            },
+        ),
+        "switch.ecn[1].pmax",
+    ),
+    ("alpha in a per-queue list", at("switch", {"queues": 2, "alpha": [1, -1]}), "switch.alpha[1]"),
+    (
+        "ts without a guarantee",
+        {
+            **at("classes[0].objective", "ts"),
+            "scheme": {"kind": "c3"},
+        },
+        "classes[0].guarantee",
+    ),
 ]
+
+
+def test_a_single_receiver_does_not_send_when_senders_are_absent(real_core) -> None:
+    """``receivers = [3]`` without ``senders``: every other host sends to host 3 (it used to
+    be an error that named ``receivers[3]``, a list entry the user never wrote)."""
+    sc = at("classes[0].workload.receivers", [3])
+    res = dcnsim.run(sc, seed=1, progress=False)
+    f = res.flows
+    assert len(f) > 0
+    assert set(f.dst) == {3}
+    assert set(f.src) == {0, 1, 2}
 
 
 @pytest.mark.parametrize(("name", "sc", "key"), CORPUS, ids=[c[0] for c in CORPUS])

@@ -26,6 +26,14 @@ impl<T: Clone> PerQueue<T> {
             PerQueue::Many(v) => v[i.min(v.len().saturating_sub(1))].clone(),
         }
     }
+    /// The key the user wrote for queue `i`'s value: `name` for one value shared by every
+    /// queue, `name[i]` for a per-queue list (so an error names the list entry).
+    pub fn key(&self, name: &str, i: usize) -> String {
+        match self {
+            PerQueue::One(_) => name.to_string(),
+            PerQueue::Many(_) => format!("{name}[{i}]"),
+        }
+    }
     pub fn len_ok(&self, n: usize) -> Result<(), String> {
         match self {
             PerQueue::One(_) => Ok(()),
@@ -514,7 +522,7 @@ impl PortConfig {
             let a = self.alpha.get(i);
             if !(a.is_finite() && a > 0.0) {
                 return Err((
-                    "alpha".into(),
+                    self.alpha.key("alpha", i),
                     format!("expected α > 0, got {a} for queue {i}"),
                 ));
             }
@@ -524,7 +532,7 @@ impl PortConfig {
             {
                 if !(0.0..=1.0).contains(&pmax) {
                     return Err((
-                        "ecn.pmax".into(),
+                        format!("{}.pmax", self.ecn.key("ecn", i)),
                         format!("expected a probability in [0, 1], got {pmax}"),
                     ));
                 }
@@ -535,7 +543,7 @@ impl PortConfig {
                 let (a, b) = (kmin.as_bytes(1), kmax.as_bytes(1));
                 if !same_unit || a >= b {
                     return Err((
-                        "ecn.kmax".into(),
+                        format!("{}.kmax", self.ecn.key("ecn", i)),
                         "expected kmin < kmax, both in bytes or both in packets".into(),
                     ));
                 }

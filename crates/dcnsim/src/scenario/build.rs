@@ -982,10 +982,18 @@ impl Scenario {
                     },
                     (s, r) => {
                         let all: Vec<u32> = (0..hosts.n).collect();
-                        wl::Pairs::Fixed {
-                            src: s.clone().unwrap_or_else(|| all.clone()),
-                            dst: r.clone().unwrap_or(all),
-                        }
+                        let dst = r.clone().unwrap_or_else(|| all.clone());
+                        // An absent `senders` list is every host with another host to send
+                        // to: all of them but the receiver when `receivers` names only one
+                        // (that host could send to nobody but itself).
+                        let alone = match dst[..] {
+                            [d] => Some(d),
+                            _ => None,
+                        };
+                        let src = s.clone().unwrap_or_else(|| {
+                            all.iter().copied().filter(|&h| Some(h) != alone).collect()
+                        });
+                        wl::Pairs::Fixed { src, dst }
                     }
                 };
                 let load_basis = match load_basis {
@@ -1723,8 +1731,8 @@ impl Scenario {
                 if o == Objective::Ts && c.guarantee.is_none() {
                     return Err(ConfigError::new(
                         format!("{key}.guarantee"),
-                        "objective = \"ts\" needs a guarantee per flow (e.g. \"250Mbps\"): \
-                         the pipe's R_G is their sum",
+                        "missing key `guarantee`: objective = \"ts\" needs a guarantee per \
+                         flow (e.g. \"250Mbps\"): the pipe's R_G is their sum",
                     ));
                 }
                 if o != Objective::Ts && c.guarantee.is_some() {
