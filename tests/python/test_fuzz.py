@@ -156,6 +156,16 @@ CORPUS: list[tuple[str, Any, str]] = [
         },
         "classes[0].guarantee",
     ),
+    # seed 31: a preset's DCQCN min_rate (100 Mb/s) above a 64 kb/s line
+    (
+        "preset min_rate above the line rate",
+        {
+            **at("topology.link.rate", 65536),
+            "transports": {"r": {"kind": "roce", "roce": {"preset": "tlt"}}},
+            "classes": [{**STAR["classes"][0], "transport": "r"}],
+        },
+        "transports.r.roce",
+    ),
 ]
 
 

@@ -65,6 +65,34 @@ pub enum DcqcnPreset {
     Paper,
 }
 
+impl DcqcnPreset {
+    /// The name a scenario writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            DcqcnPreset::Tlt => "tlt",
+            DcqcnPreset::Paper => "paper",
+        }
+    }
+}
+
+/// Which `roce` keys a scenario wrote. Provenance, not a value: two configs with the same
+/// values are equal whichever keys were written (a resolved config written back out and read
+/// again has every key written).
+#[derive(Clone, Debug, Default)]
+pub struct Written(pub Vec<&'static str>);
+
+impl PartialEq for Written {
+    fn eq(&self, _: &Written) -> bool {
+        true
+    }
+}
+
+impl Written {
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains(&key)
+    }
+}
+
 macro_rules! roce_keys {
     (($p:ident) $( $(#[doc = $doc:literal])+ $key:ident : $ty:ty = $def:expr, $unit:literal, $range:literal; )*) => {
         /// `[transports.NAME.roce]` as written: every key optional.
@@ -81,6 +109,10 @@ macro_rules! roce_keys {
         pub struct RoceConfig {
             pub preset: DcqcnPreset,
             $( $(#[doc = $doc])+ pub $key: $ty, )*
+            /// The keys the user wrote (the others come from `preset`), so that an error
+            /// about a preset's value names the table, not a key that is not in the input.
+            #[serde(skip)]
+            pub written: Written,
         }
 
         impl From<RoceSpec> for RoceConfig {
@@ -90,9 +122,16 @@ macro_rules! roce_keys {
                     DcqcnPreset::Tlt => DcqcnParams::tlt(),
                     DcqcnPreset::Paper => DcqcnParams::paper(),
                 };
+                let written = Written(
+                    [$( s.$key.is_some().then_some(stringify!($key)), )*]
+                        .into_iter()
+                        .flatten()
+                        .collect(),
+                );
                 RoceConfig {
                     preset,
                     $( $key: s.$key.unwrap_or_else(|| $def), )*
+                    written,
                 }
             }
         }
@@ -266,14 +305,32 @@ impl RoceConfig {
         if self.timer.0 == 0 {
             return err("timer", "expected a duration > 0".into());
         }
-        if self.min_rate.0 == 0 || self.min_rate.0 > line.0 {
-            return err(
-                "min_rate",
-                format!(
-                    "expected a rate > 0 and at most the line rate ({} bps), got {} bps",
-                    line.0, self.min_rate.0
-                ),
+        // A preset's rate may exceed a slow line: then the error names the table the user
+        // wrote (`path`), not a key that is not in the input.
+        let over_line = |k: &str, what: &str, v: u64| {
+            let m = format!(
+                "expected {what} at most the line rate ({} bps), got {v} bps",
+                line.0
             );
+            if self.written.contains(k) {
+                err(k, m)
+            } else {
+                Err(ConfigError::new(
+                    path.to_string(),
+                    format!(
+                        "{k} from preset = \"{}\" is {v} bps, above the line rate ({} bps): \
+                         set {k} (or line_rate)",
+                        self.preset.name(),
+                        line.0
+                    ),
+                ))
+            }
+        };
+        if self.min_rate.0 == 0 {
+            return err("min_rate", "expected a rate > 0".into());
+        }
+        if self.min_rate.0 > line.0 {
+            return over_line("min_rate", "a rate > 0 and", self.min_rate.0);
         }
         if !(self.eta > 0.0 && self.eta <= 1.0) {
             return err(
@@ -282,13 +339,7 @@ impl RoceConfig {
             );
         }
         if self.w_ai.0 > line.0 {
-            return err(
-                "w_ai",
-                format!(
-                    "expected a rate at most the line rate ({} bps), got {} bps",
-                    line.0, self.w_ai.0
-                ),
-            );
+            return over_line("w_ai", "a rate", self.w_ai.0);
         }
         if self.int_hops == 0 || self.int_hops > MAX_INT_HOPS as u32 {
             return err(
