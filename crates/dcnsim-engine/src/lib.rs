@@ -41,14 +41,14 @@ const HUGE_PAGE: usize = 2 << 20;
 /// huge pages off ignore). Called on the large arrays of a run (the ports, the packet
 /// arena) before they are written, so that their first touch already maps huge pages: at
 /// 1,000+ hosts the ports alone span about 9 MB, and with 4 KiB pages nearly every hop's
-/// port and packet costs a TLB miss as well as a cache miss. Ranges under 4 MiB are left
-/// alone (they hold at most one whole huge page).
+/// port and packet costs a TLB miss as well as a cache miss. A range that holds no whole
+/// huge page is left alone.
 pub fn advise_huge_pages<T>(p: *const T, len: usize) {
     let bytes = len.saturating_mul(std::mem::size_of::<T>());
     let start = (p as usize).checked_next_multiple_of(HUGE_PAGE);
     let end = (p as usize).saturating_add(bytes) / HUGE_PAGE * HUGE_PAGE;
     match start {
-        Some(start) if bytes >= 2 * HUGE_PAGE && end > start => {
+        Some(start) if end > start => {
             #[cfg(target_os = "linux")]
             // SAFETY: `[start, end)` lies inside an allocation the caller owns (`len`
             // elements from `p`), rounded inwards to whole huge pages. MADV_HUGEPAGE only
@@ -105,10 +105,10 @@ mod tests {
             flags.split_whitespace().any(|f| f == "hg"),
             "no MADV_HUGEPAGE on the 8 MiB array: {flags}"
         );
-        // Under 4 MiB: no advice (it could cover one huge page at most).
-        let small: Vec<u64> = Vec::with_capacity(3 << 20 >> 3);
+        // 1 MiB holds no whole huge page: no advice.
+        let small: Vec<u64> = Vec::with_capacity(1 << 20 >> 3);
         super::advise_huge_pages(small.as_ptr(), small.capacity());
-        let f = vm_flags_at(small.as_ptr() as usize + (1 << 20)).unwrap_or_default();
+        let f = vm_flags_at(small.as_ptr() as usize + (1 << 19)).unwrap_or_default();
         assert!(!f.split_whitespace().any(|f| f == "hg"), "{f}");
     }
 }
