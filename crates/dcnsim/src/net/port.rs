@@ -386,7 +386,7 @@ impl Port {
     }
 
     /// Removes the scheduler's next packet from the class queues (not the driver queue).
-    #[inline]
+    #[inline(always)]
     fn dequeue_class(
         &mut self,
         prof: &Profile,
@@ -462,6 +462,18 @@ impl Port {
         if prof.driver == 0 {
             return self.dequeue_class(prof, arena, pool).map(|(id, _)| id);
         }
+        self.next_from_driver(prof, arena, pool)
+    }
+
+    /// `next_to_send` for a port with a driver queue (hosts with `host.driver_queue`), out
+    /// of line: the class queues' dequeue is then inlined into the common path only.
+    #[inline(never)]
+    fn next_from_driver(
+        &mut self,
+        prof: &Profile,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+    ) -> Option<PktId> {
         self.refill_driver(prof, arena, pool);
         if self.paused != 0 && self.driver.head != NIL {
             // PFC pauses the NIC's queue of a priority: a paused packet at the head of the
