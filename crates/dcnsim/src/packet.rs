@@ -249,8 +249,8 @@ impl Arena {
         }
     }
     /// Doubles the slots (at most to [`MAX_PACKETS`]) and asks for huge pages over the new
-    /// ones before they are written (`advise_huge_pages`: a loaded 1,000-host fabric keeps
-    /// 10⁵ packets, ~13 MB, in flight).
+    /// ones before they are written (`advise_huge_pages`; the 1,024-host DCTCP fat tree of
+    /// `scale_fattree16` grows to 65,536 slots, 8 MiB).
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
