@@ -82,8 +82,8 @@ Choices (stated, not tuned):
 - Co-location "high" load = {HIGH:.0%} of the parameter-server link for the ML class (80% in
   total with the 10% storage class, the total load of the paper's hybrid-services figure);
   Fig 4a reports {", ".join(f"{x:.0%}" for x in HIGH_SWEEP)} too. Low / medium = 15% / 30%.
-- Co-location runs use ≥ 5 seeds (their seed-to-seed variance is large); the others use the
-  scale's seeds.
+- Co-location runs use 5 seeds at the reduced scale and 10 at full scale (their
+  seed-to-seed variance is large); the others use the scale's seeds.
 - Figs 8–10 change only the low-priority class's transport (RTO_min, CC, SACK, LEDBAT /
   TCP-LP); the high-priority incast keeps the study's TCP. LEDBAT and TCP-LP use the study's
   TCP settings otherwise (IW 2, RTO_min 1 ms, SACK, 1 MB buffers; LPF §3 configures TCP once).
