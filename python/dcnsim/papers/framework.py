@@ -777,3 +777,8 @@ def per_seed(frames: Iterable[pd.DataFrame], cols: str | Sequence[str]) -> list[
         a = f[cols].to_numpy(dtype=float)
         out.append(a)
     return out
+
+
+def by_id(findings: Sequence[Finding]) -> dict[str, Finding]:
+    """A reproduction's findings keyed by figure id."""
+    return {f.figure: f for f in findings}

@@ -26,10 +26,7 @@ module ``c3.py`` defined, which this package replaced, is re-exported here, so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from ..framework import HOLDS, NO, Figure, Finding, Reproduction, Scale
+from ..framework import HOLDS, NO, Figure, Reproduction, Scale, by_id
 from .dumbbell_figures import (  # noqa: F401  (re-exported, see above)
     FIG2D,
     FIG2D_ADDITIVE,
@@ -333,14 +330,8 @@ REPRO = Reproduction(
 )
 
 
-def reproduce(
-    out_dir: Any, *, full: bool = False, jobs: int | None = None, progress: bool = True
-) -> list[Finding]:
-    return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
-
-
-def by_id(findings: Sequence[Finding]) -> dict[str, Finding]:
-    return {f.figure: f for f in findings}
+#: ``dcnsim reproduce``: the reproduction's own method (reduced or ``full`` scale).
+reproduce = REPRO.reproduce
 
 
 __all__ = ["HOLDS", "NO", "REPRO", "TITLE", "by_id", "motiv", "reproduce", "star", "tree"]

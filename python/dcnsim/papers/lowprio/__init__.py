@@ -123,10 +123,8 @@ def mechanism_status() -> dict[str, str | None]:
     return REPRO.mechanism_status()
 
 
-def reproduce(
-    out_dir: Any, *, full: bool = False, jobs: int | None = None, progress: bool = True
-) -> list[Finding]:
-    return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
+#: ``dcnsim reproduce``: the reproduction's own method (reduced or ``full`` scale).
+reproduce = REPRO.reproduce
 
 
 __all__ = ["HOLDS", "NO", "REPRO", "TITLE", "mechanism_status", "reproduce", "run_figures"]

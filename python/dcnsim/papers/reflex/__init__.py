@@ -23,10 +23,7 @@ module registers the figures and scales and builds :data:`REPRO`. Every name the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from ..framework import HOLDS, NO, Figure, Finding, Reproduction, Scale, all_of
+from ..framework import HOLDS, NO, Figure, Reproduction, Scale, all_of, by_id
 from .calculations import (  # noqa: F401  (re-exported, see above)
     D_EXPLOIT_DEFAULT,
     FIG10B_FACTORS,
@@ -310,14 +307,8 @@ REPRO = Reproduction(
 )
 
 
-def reproduce(
-    out_dir: Any, *, full: bool = False, jobs: int | None = None, progress: bool = True
-) -> list[Finding]:
-    return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
-
-
-def by_id(findings: Sequence[Finding]) -> dict[str, Finding]:
-    return {f.figure: f for f in findings}
+#: ``dcnsim reproduce``: the reproduction's own method (reduced or ``full`` scale).
+reproduce = REPRO.reproduce
 
 
 __all__ = [

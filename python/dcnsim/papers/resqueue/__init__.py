@@ -21,10 +21,9 @@ replaced, is re-exported here, so ``from dcnsim.papers.resqueue import ...`` wor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from ..framework import NO, Ctx, Figure, Finding, Reproduction, Scale, effect_band
+from ..framework import NO, Ctx, Figure, Finding, Reproduction, Scale, by_id, effect_band
 from .ablations import (  # noqa: F401  (re-exported, see above)
     ABLATION_CAUSE,
     ABLATION_KB,
@@ -389,10 +388,6 @@ def reproduce(
         REPRO.write_report(out, fs, QUICK, time.monotonic() - t0)
         return fs
     return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
-
-
-def by_id(findings: Sequence[Finding]) -> dict[str, Finding]:
-    return {f.figure: f for f in findings}
 
 
 __all__ = ["NO", "REPRO", "TITLE", "by_id", "reproduce"]

@@ -25,10 +25,10 @@ one-parameter sweeps), :mod:`.roce` (the RoCE half), :mod:`.figures` (the regist
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..framework import HOLDS, NA, Ctx, Finding, Reproduction, Scale
+from ..framework import HOLDS, NA, Ctx, Finding, Reproduction, Scale, by_id
 from . import roce
 from .fig5 import _delivery_quantile  # noqa: F401  (re-exported: tests read it from here)
 from .figures import FIGURES
@@ -119,18 +119,8 @@ REPRO = Reproduction(
 )
 
 
-def reproduce(
-    out_dir: Any,
-    *,
-    full: bool = False,
-    jobs: int | None = None,
-    progress: bool = True,
-) -> list[Finding]:
-    return REPRO.reproduce(out_dir, full=full, jobs=jobs, progress=progress)
-
-
-def by_id(findings: Sequence[Finding]) -> dict[str, Finding]:
-    return {f.figure: f for f in findings}
+#: ``dcnsim reproduce``: the reproduction's own method (reduced or ``full`` scale).
+reproduce = REPRO.reproduce
 
 
 __all__ = ["HOLDS", "REPRO", "TITLE", "buffer_room", "by_id", "classes", "reproduce", "variant"]
