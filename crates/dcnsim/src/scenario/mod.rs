@@ -13,6 +13,13 @@ pub mod roce;
 pub mod topology;
 pub mod transport;
 
+mod check;
+mod flows;
+mod observers;
+mod path;
+mod reflex;
+mod shim;
+
 use crate::net::config::{HostConfig, SwitchConfig};
 use crate::scheme::SchemeConfig;
 use crate::units::{Bytes, Dur};

@@ -548,7 +548,7 @@ impl Shim {
                         .iter()
                         .filter_map(|&f| {
                             // `FlowDesc::deadline` is already absolute (start + the
-                            // workload's deadline; scenario/build.rs), so TD_f = due − now
+                            // workload's deadline; scenario/flows.rs), so TD_f = due − now
                             // (spec §5.3.4). Adding the start again once made every flow
                             // that starts after t = 0 look `start` later due than it is,
                             // and its pipe's R_G too small.
