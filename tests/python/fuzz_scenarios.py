@@ -18,6 +18,12 @@ abort, and report their peak RSS. Reproduce a campaign with::
 
 The same case list comes out of the same ``--seed``; a failing case prints its index, and
 ``--only INDEX`` re-runs it alone and prints the mutated scenario.
+
+``--plausible`` fuzzes the simulator rather than the validator: the seed scenarios are also
+every paper reproduction's reduced-scale scenarios (:func:`paper_corpus`), and each mutation
+keeps a value's type and rough magnitude (a number scaled or nudged, a unit kept, a kind
+swapped for one seen at the same key, a table taken from another scenario at the same path),
+so most cases validate and, with ``--run``, run. The pass rule is the same.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import datetime
 import json
 import os
 import random
+import re
 import resource
 import select
 import subprocess
@@ -141,12 +148,46 @@ EXTRA: list[dict[str, Any]] = [
 ]
 
 
-def corpus() -> list[dict[str, Any]]:
-    """The seed scenarios: every shipped scenario, raw (as a user would start from it)."""
+def corpus(plausible: bool = False) -> list[dict[str, Any]]:
+    """The seed scenarios: every shipped scenario, raw (as a user would start from it); with
+    ``plausible``, also the paper reproductions' scenarios."""
     from dcnsim import config
 
     out = [config.load_scenario(n) for n in config.shipped_scenarios()]
-    return out + copy.deepcopy(EXTRA)
+    out += copy.deepcopy(EXTRA)
+    if plausible:
+        out += paper_corpus()
+    return out
+
+
+#: How many scenarios :func:`paper_corpus` takes from each reproduction.
+PER_PAPER = 24
+
+
+def paper_corpus(per_paper: int = PER_PAPER) -> list[dict[str, Any]]:
+    """Up to ``per_paper`` distinct scenarios of each paper reproduction's reduced scale, as
+    its first planning phase asks for them (the raw scenario with the run's overrides and
+    seed applied; nothing is simulated). Chosen by their configuration hash, so the same
+    ones come out on every call."""
+    from pathlib import Path
+
+    from dcnsim import papers
+    from dcnsim.papers import framework as fw
+
+    out: list[dict[str, Any]] = []
+    for name in papers.available():
+        repro = papers.get(name).REPRO
+        scale = repro.scales.get("reduced") or next(iter(repro.scales.values()))
+        # The pool only records what is asked for: its directory is never created.
+        ctx = fw.Ctx(fw.Pool(Path("/nonexistent-fuzz-pool"), None, False), scale, {})
+        for f in repro.figures:
+            if f.plan:
+                f.plan[0](ctx)
+        by_hash = {r.hash: r.prepared.raw for r in ctx.pool.pending.values()}
+        hashes = sorted(by_hash)
+        step = max(1, len(hashes) // per_paper)
+        out += [copy.deepcopy(by_hash[h]) for h in hashes[::step][:per_paper]]
+    return out
 
 
 #: How deep :func:`_paths` looks for a key to mutate. A value nested deeper than this is
@@ -240,11 +281,89 @@ def mutate(sc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return sc
 
 
-def case(i: int, seed: int, base: list[dict[str, Any]]) -> dict[str, Any]:
+def _shape(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A key path with its list indices erased: where values of one kind live."""
+    return tuple("*" if isinstance(t, int) else t for t in path)
+
+
+class Alphabet:
+    """Every value the seed scenarios hold, by key-path shape: the kinds a ``kind`` key takes,
+    the tables found at ``switch.pfc``, and so on. Plausible mutations draw from it."""
+
+    def __init__(self, base: list[dict[str, Any]]) -> None:
+        self.at: dict[tuple[Any, ...], list[Any]] = {}
+        for sc in base:
+            for path in _paths(sc):
+                if path:
+                    v = _get(sc, path)
+                    seen = self.at.setdefault(_shape(path), [])
+                    if len(seen) < 64 and v not in seen:
+                        seen.append(v)
+
+    def others(self, path: tuple[Any, ...]) -> list[Any]:
+        return self.at.get(_shape(path), [])
+
+
+_NUM_UNIT = re.compile(r"^(-?[0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*([A-Za-z%]*)$")
+
+
+def _near(v: Any, rng: random.Random) -> Any:
+    """A plausible value near ``v``: the same type, unit and rough magnitude."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, int):
+        return max(0, rng.choice([v - 1, v + 1, v // 2, v * 2, v * 4, v // 4, 0, 1]))
+    if isinstance(v, float):
+        if 0.0 <= v <= 1.0:
+            return rng.choice([0.0, 0.01, v / 2, min(1.0, v * 1.5), 0.99, 1.0])
+        return rng.choice([v / 4, v / 2, v * 2, v * 4, 0.0])
+    if isinstance(v, str) and (m := _NUM_UNIT.match(v)):
+        num, unit = float(m.group(1)), m.group(2)
+        x = num * rng.choice([0.0, 0.01, 0.25, 0.5, 2.0, 4.0, 16.0])
+        return f"{x:g}{unit}"
+    if isinstance(v, list) and v:
+        v = copy.deepcopy(v)
+        if rng.random() < 0.5:
+            del v[rng.randrange(len(v))]
+        else:
+            v.insert(rng.randrange(len(v) + 1), copy.deepcopy(rng.choice(v)))
+        return v
+    return v
+
+
+def plausible_mutate(sc: dict[str, Any], rng: random.Random, alphabet: Alphabet) -> dict[str, Any]:
+    """One to three mutations that keep ``sc`` close to something a user would write."""
+    sc = copy.deepcopy(sc)
+    for _ in range(rng.randint(1, 3)):
+        paths = [p for p in _paths(sc) if p]
+        path = rng.choice(paths)
+        parent = _get(sc, path[:-1])
+        last = path[-1]
+        op = rng.random()
+        others = [o for o in alphabet.others(path) if o != parent[last]]
+        if op < 0.35 and others:
+            # another scenario's value at the same place: a kind, a unit, a whole table
+            parent[last] = copy.deepcopy(rng.choice(others))
+        elif op < 0.45 and isinstance(parent, dict):
+            del parent[last]
+        else:
+            parent[last] = _near(parent[last], rng)
+    return sc
+
+
+def case(
+    i: int,
+    seed: int,
+    base: list[dict[str, Any]],
+    alphabet: Alphabet | None = None,
+) -> dict[str, Any]:
     """Case ``i`` of campaign ``seed``: its own random stream, so a worker builds only the
     cases it runs (building all of a 20,000-case campaign first took longer than the hang
-    timeout) and case ``i`` is the same in any campaign of that seed."""
+    timeout) and case ``i`` is the same in any campaign of that seed. With ``alphabet``,
+    a plausible mutation (``--plausible``)."""
     rng = random.Random(f"{seed}:{i}")
+    if alphabet is not None:
+        return plausible_mutate(rng.choice(base), rng, alphabet)
     return mutate(rng.choice(base), rng)
 
 
@@ -312,13 +431,16 @@ def check_case(sc: dict[str, Any], run: bool = False) -> tuple[str, str]:
     return "ok", ""
 
 
-def worker(seed: int, start: int, count: int, total: int, run: bool = False) -> None:
+def worker(
+    seed: int, start: int, count: int, total: int, run: bool = False, plausible: bool = False
+) -> None:
     """Run cases [start, start + count) and print one JSON line per case, then the peak RSS."""
-    base = corpus()
+    base = corpus(plausible)
+    alphabet = Alphabet(base) if plausible else None
     for i in range(start, min(start + count, total)):
         print(json.dumps({"i": i, "start": True}), flush=True)
         t0 = time.perf_counter()
-        kind, detail = check_case(case(i, seed, base), run)
+        kind, detail = check_case(case(i, seed, base, alphabet), run)
         dt = time.perf_counter() - t0
         print(json.dumps({"i": i, "kind": kind, "detail": detail, "s": round(dt, 4)}), flush=True)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -333,6 +455,7 @@ def campaign(
     chunk: int = 2000,
     quiet: bool = False,
     run: bool = False,
+    plausible: bool = False,
 ) -> dict[str, Any]:
     """Run ``n`` cases in worker processes under an address-space limit; restart a worker
     after an abort or a hang. Returns the tally and the failures."""
@@ -361,6 +484,7 @@ def campaign(
                 "--seed",
                 str(seed),
                 *(["--run"] if run else []),
+                *(["--plausible"] if plausible else []),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -412,6 +536,7 @@ def campaign(
         "cases": n,
         "seed": seed,
         "run": run,
+        "plausible": plausible,
         "counts": counts,
         "failures": failures,
         "peak_rss_mb": round(peak, 1),
@@ -434,17 +559,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"also run accepted cases (stopped after {RUN_EVENTS} events)",
     )
+    p.add_argument(
+        "--plausible",
+        action="store_true",
+        help="mutations that keep values plausible, seeds from the paper reproductions too",
+    )
     p.add_argument("--worker", nargs=2, type=int, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
-        worker(a.seed, a.worker[0], a.worker[1], a.cases, a.run)
+        worker(a.seed, a.worker[0], a.worker[1], a.cases, a.run, a.plausible)
         return 0
     if a.only is not None:
-        sc = case(a.only, a.seed, corpus())
+        base = corpus(a.plausible)
+        sc = case(a.only, a.seed, base, Alphabet(base) if a.plausible else None)
         print(json.dumps(sc, default=str, indent=1)[:4000])
         print(check_case(sc, a.run))
         return 0
-    res = campaign(a.cases, a.seed, a.mem_mb, a.timeout, run=a.run)
+    res = campaign(a.cases, a.seed, a.mem_mb, a.timeout, run=a.run, plausible=a.plausible)
     print(json.dumps(res, indent=1, default=str))
     bad = sum(res["counts"].get(k, 0) for k in ("exception", "badkey", "hang", "abort"))
     return 1 if bad else 0

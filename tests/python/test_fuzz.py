@@ -166,6 +166,12 @@ CORPUS: list[tuple[str, Any, str]] = [
         },
         "transports.r.roce",
     ),
+    # plausible campaign, seed 101: REFLEX's default LOW queue (1) with one queue
+    (
+        "reflex default low_priority with one switch queue",
+        {**at("switch", {"queues": 1}), "scheme": {"kind": "reflex"}},
+        "switch.queues",
+    ),
 ]
 
 
@@ -195,3 +201,32 @@ def test_fuzz_fixed_budget(real_core) -> None:
     assert res["failures"] == [], res
     assert sum(res["counts"].values()) == 300
     assert res["counts"].get("ok", 0) > 0 and res["counts"].get("config", 0) > 0
+
+
+def test_plausible_fuzz_runs_the_simulator(real_core) -> None:
+    """The plausible mode (seeds from the paper reproductions, mutations that keep values'
+    types and magnitudes) exists to run the simulator, not only the validator: most of its
+    cases validate and are run for up to ``RUN_EVENTS`` events, with the same pass rule."""
+    res = fz.campaign(80, seed=31, mem_mb=3072, timeout=60, quiet=True, run=True, plausible=True)
+    assert res["failures"] == [], res
+    assert sum(res["counts"].values()) == 80
+    assert res["counts"].get("ok", 0) >= 40, res["counts"]
+
+
+def test_plausible_mutations_keep_units_and_kinds() -> None:
+    """A scaled value keeps its unit, and a replaced value comes from the same place in
+    another seed scenario (so a transport's kind is swapped for another transport kind)."""
+    import random
+
+    rng = random.Random(0)
+    for _ in range(200):
+        v = fz._near("64KB", rng)
+        assert isinstance(v, str) and v.endswith("KB"), v
+        assert fz._near(0.5, rng) <= 1.0
+    base = [
+        {"transports": {"t": {"kind": "dctcp"}}},
+        {"transports": {"t": {"kind": "roce"}}},
+    ]
+    alpha = fz.Alphabet(base)
+    assert alpha.others(("transports", "t", "kind")) == ["dctcp", "roce"]
+    assert alpha.others(("classes", 3, "x")) == []
