@@ -6,10 +6,41 @@ use super::classes::*;
 use super::reflex::check_flex;
 use super::resources;
 use super::{ConfigError, Scenario, TransportConfig};
+use crate::scheme::reflex::ReflexConfig;
+use crate::scheme::SchemeConfig;
 use crate::units::Dur;
 
 fn port_err(prefix: &str) -> impl Fn((String, String)) -> ConfigError + '_ {
     move |(k, m)| ConfigError::new(format!("{prefix}.{k}"), m)
+}
+
+impl Scenario {
+    /// A scheme's error (key under `scheme`, message) as the user's key. REFLEX's LOW queue
+    /// (`low_priority`, default 1) beyond a queue count the user lowered names that count:
+    /// the user wrote `switch.queues = 1`, not the default `low_priority` (as
+    /// [`written_side`] does for a transport's pair of keys).
+    fn scheme_error(&self, (k, m): (String, String)) -> ConfigError {
+        if let SchemeConfig::Reflex(c) = &self.scheme {
+            if k == "low_priority" && c.low_priority == ReflexConfig::default().low_priority {
+                let (key, n) = if self.switch.queues <= self.host.queues {
+                    ("switch.queues", self.switch.queues)
+                } else {
+                    ("host.queues", self.host.queues)
+                };
+                return ConfigError::new(
+                    key,
+                    format!(
+                        "expected at least {} queues: scheme kind = \"reflex\" sends a \
+                         flexible flow's LOW intervals in queue {} (scheme.low_priority), got \
+                         {n}; or set scheme.low_priority below {n}",
+                        c.low_priority as u32 + 1,
+                        c.low_priority
+                    ),
+                );
+            }
+        }
+        port_err("scheme")((k, m))
+    }
 }
 
 impl Scenario {
@@ -58,7 +89,7 @@ impl Scenario {
         self.host.port().check().map_err(port_err("host"))?;
         self.scheme
             .check(self.switch.queues, self.host.queues)
-            .map_err(port_err("scheme"))?;
+            .map_err(|e| self.scheme_error(e))?;
         self.check_shim_classes()?;
         if self.switch.shared_buffer.is_some_and(|b| b.0 == 0) {
             return Err(ConfigError::new(
