@@ -172,6 +172,12 @@ CORPUS: list[tuple[str, Any, str]] = [
         {**at("switch", {"queues": 1}), "scheme": {"kind": "reflex"}},
         "switch.queues",
     ),
+    # seed 102: reliability < 1 without alpha (whose default, inf, is not allowed with it)
+    (
+        "reliability below 1 without alpha",
+        {**at("classes[0].reliability", 0.0), "scheme": {"kind": "reflex"}},
+        "classes[0].reliability",
+    ),
 ]
 
 

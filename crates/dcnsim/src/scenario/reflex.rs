@@ -51,12 +51,21 @@ impl Scenario {
         if a.is_infinite() {
             // Alg. 1 drains B_r only to cover a deficit against α·R_fair: with α = ∞ it
             // would be drained at once (spec §5.2.1: deprioritization first, loss after).
+            // The key the user wrote: alpha if they set it to inf, else the reliability
+            // (alpha is then absent: its default is inf).
+            let (k, what) = if alpha.is_some() || c.alpha.is_some() {
+                (key("alpha", alpha.is_some()), "a finite alpha")
+            } else {
+                (
+                    key("reliability", r.is_some()),
+                    "a finite alpha (missing key `alpha`)",
+                )
+            };
             return Err(ConfigError::new(
-                key("alpha", alpha.is_some()),
+                k,
                 format!(
-                    "reliability = {rel} < 1 needs a finite alpha (REFLEX drains the \
-                     reliability budget only after the aggressiveness budget; alpha = 1 is \
-                     TCP's share)"
+                    "reliability = {rel} < 1 needs {what} (REFLEX drains the reliability \
+                     budget only after the aggressiveness budget; alpha = 1 is TCP's share)"
                 ),
             ));
         }
