@@ -204,7 +204,7 @@ mod tests {
         let hosts = Hosts::star(8, G10);
         let spec = DasSpec::new(SizeDist::Uniform { lo: 1, hi: 200_000 }, 0.3, 0, 20 * MS);
         let f = das(&spec, &hosts, 7, 0).unwrap();
-        assert!(f.len() > 100 && f.len() % 2 == 0);
+        assert!(f.len() > 100 && f.len().is_multiple_of(2));
         for (i, p) in f.chunks(2).enumerate() {
             let (prim, dup) = (&p[0], &p[1]);
             assert_eq!(split_tag(prim.tag), (i as u32 + 1, false));

@@ -232,9 +232,9 @@ fn ledbat_and_tcp_lp_yield_to_tcp_on_a_shared_fifo() {
             let t = &out.traces;
             let at = |x: f64| {
                 (0..t.t_s.len())
-                    .filter(|&i| t.t_s[i] <= x + 1e-9)
+                    .rev()
+                    .find(|&i| t.t_s[i] <= x + 1e-9)
                     .map(|i| t.bytes_acked[i])
-                    .last()
                     .unwrap_or(0) as f64
             };
             (at(0.060) - at(0.020)) * 8.0 / 0.040

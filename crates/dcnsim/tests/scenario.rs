@@ -34,7 +34,7 @@ fn one_tcp_flow_completes_with_slowdown_near_one() {
     }"#);
     assert_eq!(out.meta.flows_completed, 1);
     let sd = out.flows.slowdown[0];
-    assert!(sd >= 1.0 && sd < 3.0, "slowdown {sd}");
+    assert!((1.0..3.0).contains(&sd), "slowdown {sd}");
     assert_eq!(out.flows.retx_pkts[0], 0);
     assert_eq!(out.meta.end, "complete");
 }

@@ -17,7 +17,7 @@ use crate::units::Bytes;
 use dcnsim_engine::Time;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TestSchemeConfig {
     pub red_threshold: Option<Bytes>,
@@ -26,19 +26,6 @@ pub struct TestSchemeConfig {
     pub drop_data_seq: Option<u64>,
     pub drop_red_seqs: Vec<u64>,
     pub keep_colour: bool,
-}
-
-impl Default for TestSchemeConfig {
-    fn default() -> Self {
-        TestSchemeConfig {
-            red_threshold: None,
-            retx_class: None,
-            mark_class: None,
-            drop_data_seq: None,
-            drop_red_seqs: Vec::new(),
-            keep_colour: false,
-        }
-    }
 }
 
 #[derive(Default, Debug)]

@@ -956,6 +956,6 @@ mod tests {
         // neither.
         assert_eq!(Event::TxDone(9).pack(), 9);
         assert_eq!(Event::Arrive(9).pack(), 1 << 26 | 9);
-        assert!((((1u32 << dcnsim_engine::queue::PACK_BITS) - 1) >> 26) > 1);
+        const { assert!((((1u32 << dcnsim_engine::queue::PACK_BITS) - 1) >> 26) > 1) };
     }
 }
