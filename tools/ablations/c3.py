@@ -4,6 +4,7 @@ deterministic flow lists, so one seed decides them.
 
     python tools/ablations/c3.py fig2d-framing            # ns-2 framing, full scale
     python tools/ablations/c3.py fig2d-framing --rounds 10  # the reduced scale
+    python tools/ablations/c3.py fig2d-es-inner --rounds 10 # TS's transport inside ES
 """
 
 from __future__ import annotations
@@ -42,13 +43,41 @@ def fig2d_framing(rounds: int) -> None:
             )
 
 
+#: One change per arm: the transport the TS flows run inside their ElasticSwitch limiters
+#: (spec §4.5: "inside the limiter, TCP flows run as usual"; the preset runs DCTCP).
+ES_INNER = {
+    "preset (DCTCP inside ElasticSwitch)": {},
+    "NewReno with ECN": {"cc": "newreno", "ecn": True},
+    "NewReno without ECN": {"cc": "newreno", "ecn": False},
+    "Cubic with ECN": {"cc": "cubic", "ecn": True},
+}
+
+
+def fig2d_es_inner(rounds: int) -> None:
+    """C3-Fig2d's DS deadline misses per run, with each transport inside the TS limiters."""
+    c = SimpleNamespace(scale=SimpleNamespace(motiv_rounds=rounds))
+    for arm, es in ES_INNER.items():
+        for key in d.FIG2D:
+            sc = copy.deepcopy(d.fig2d_scenario(c, key))  # type: ignore[arg-type]
+            sc["transports"]["es"] = {**sc["transports"]["es"], **es}
+            r = dcnsim.run(sc, seed=1, progress=False)
+            m = misses(r)
+            print(
+                f"{arm:36s} {key:18s} late {int(m.sum()):3d} of {len(m)} "
+                f"({m.mean() * 100:4.1f}%), drops {r.meta['dropped']}",
+                flush=True,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("ablation", choices=["fig2d-framing"])
+    ap.add_argument("ablation", choices=["fig2d-framing", "fig2d-es-inner"])
     ap.add_argument("--rounds", type=int, default=50, help="DS rounds (full scale: 50)")
     a = ap.parse_args()
     if a.ablation == "fig2d-framing":
         fig2d_framing(a.rounds)
+    elif a.ablation == "fig2d-es-inner":
+        fig2d_es_inner(a.rounds)
 
 
 if __name__ == "__main__":

@@ -335,7 +335,11 @@ ns-2's framing (`tools/ablations/c3.py fig2d-framing`: a frame is the IP packet)
 500; with the preset 0 and 4): the framing moves the lateness, not the count, so it is not
 the cause. With TS (1000 Mb/s) and TS+PS (1500 Mb/s) the DS class gets more than 500 Mb/s,
 the bottleneck queue stays below 55 frames, nobody times out and no deadline is missed: the
-paper's 2/10 and 6/10 are not reproduced. Not tuned.
+paper's 2/10 and 6/10 are not reproduced. Nor with another transport inside the TS flows'
+ElasticSwitch limiters (spec §4.5: "TCP flows run as usual"; the preset runs DCTCP), one
+change each (`tools/ablations/c3.py fig2d-es-inner`, reduced, 10 rounds): NewReno with ECN,
+NewReno without ECN (348 drops) and Cubic with ECN leave Coexist-TS/DS at 0 of 100 late and
+Coexist-TS/DS/PS at 0, 0 and 2 of 100. Not tuned.
 
 Which reading of Eq. 1 the verdicts use: the printed R_w ← (1 + w)·R_w (`variant = "paper"`),
 because it is what the paper prints; spec §5.3.3 lists the text's "weighted additive increase"
