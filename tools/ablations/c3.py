@@ -5,6 +5,7 @@ deterministic flow lists, so one seed decides them.
     python tools/ablations/c3.py fig2d-framing            # ns-2 framing, full scale
     python tools/ablations/c3.py fig2d-framing --rounds 10  # the reduced scale
     python tools/ablations/c3.py fig2d-es-inner --rounds 10 # TS's transport inside ES
+    python tools/ablations/c3.py fig2d-ts-cbr --rounds 10   # TS as open-loop streams
 """
 
 from __future__ import annotations
@@ -69,15 +70,36 @@ def fig2d_es_inner(rounds: int) -> None:
             )
 
 
+def fig2d_ts_cbr(rounds: int) -> None:
+    """C3-Fig2d's coexistence runs with the two TS flows replaced by two open-loop 250 Mb/s
+    streams (their limiters' floor, not responsive to congestion): a change of the model,
+    not a reading of the paper."""
+    c = SimpleNamespace(scale=SimpleNamespace(motiv_rounds=rounds))
+    for key in ("Coexist-TS/DS", "Coexist-TS/DS/PS"):
+        sc = copy.deepcopy(d.fig2d_scenario(c, key))  # type: ignore[arg-type]
+        sc["classes"] = [cl for cl in sc["classes"] if cl["name"] != "ts"]
+        sc["scheme"] = {"kind": "none"}
+        sc["sources"] = [{"src": 0, "dst": 4, "rate": "250Mbps"}] * 2
+        r = dcnsim.run(sc, seed=1, progress=False)
+        m = misses(r)
+        print(
+            f"TS as two 250 Mb/s streams  {key:18s} late {int(m.sum()):3d} of {len(m)} "
+            f"({m.mean() * 100:4.1f}%), drops {r.meta['dropped']}",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("ablation", choices=["fig2d-framing", "fig2d-es-inner"])
+    ap.add_argument("ablation", choices=["fig2d-framing", "fig2d-es-inner", "fig2d-ts-cbr"])
     ap.add_argument("--rounds", type=int, default=50, help="DS rounds (full scale: 50)")
     a = ap.parse_args()
     if a.ablation == "fig2d-framing":
         fig2d_framing(a.rounds)
     elif a.ablation == "fig2d-es-inner":
         fig2d_es_inner(a.rounds)
+    elif a.ablation == "fig2d-ts-cbr":
+        fig2d_ts_cbr(a.rounds)
 
 
 if __name__ == "__main__":

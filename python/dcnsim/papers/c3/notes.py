@@ -339,7 +339,10 @@ paper's 2/10 and 6/10 are not reproduced. Nor with another transport inside the 
 ElasticSwitch limiters (spec §4.5: "TCP flows run as usual"; the preset runs DCTCP), one
 change each (`tools/ablations/c3.py fig2d-es-inner`, reduced, 10 rounds): NewReno with ECN,
 NewReno without ECN (348 drops) and Cubic with ECN leave Coexist-TS/DS at 0 of 100 late and
-Coexist-TS/DS/PS at 0, 0 and 2 of 100. Not tuned.
+Coexist-TS/DS/PS at 0, 0 and 2 of 100. With the TS flows replaced by two open-loop 250 Mb/s
+streams (their limiters' floor, unresponsive: a change of the model, not a reading of the
+paper; `fig2d-ts-cbr`, reduced) Coexist-TS/DS stays at 0 of 100 and TS/DS/PS has 9 of 100
+late: the paper's 2 of 10 with TS alone does not appear even then. Not tuned.
 
 Which reading of Eq. 1 the verdicts use: the printed R_w ← (1 + w)·R_w (`variant = "paper"`),
 because it is what the paper prints; spec §5.3.3 lists the text's "weighted additive increase"
