@@ -178,6 +178,33 @@ CORPUS: list[tuple[str, Any, str]] = [
         {**at("classes[0].reliability", 0.0), "scheme": {"kind": "reflex"}},
         "classes[0].reliability",
     ),
+    # seed 103: a flow of an explicit list sets alpha without the REFLEX scheme
+    (
+        "a listed flow's alpha without the reflex scheme",
+        at(
+            "classes[0].workload",
+            {
+                "kind": "flows",
+                "list": [{"src": 0, "dst": 1, "size": "10KB", "start": 0, "alpha": 0.9}],
+            },
+        ),
+        "classes[0].workload.list",
+    ),
+    # seed 103: C3's control interval changed, its coordinator interval (5 ms) left alone
+    (
+        "c3 interval not dividing the default coordinator interval",
+        {
+            **at("classes[0].objective", "ps"),
+            "scheme": {"kind": "c3", "interval": "2ms"},
+        },
+        "scheme.interval",
+    ),
+    # seed 103: a cooldown longer than the run, warmup left at 0
+    (
+        "cooldown beyond the duration",
+        at("run", {"duration": "2ms", "cooldown": "10ms"}),
+        "run.cooldown",
+    ),
 ]
 
 

@@ -322,13 +322,8 @@ impl Scenario {
                     TransportKind::Tcp | TransportKind::NearOpt
                 )
             {
-                let k = if f.alpha.is_some() || f.reliability.is_some() {
-                    format!("classes[{}].workload (a flow's alpha)", f.class)
-                } else {
-                    format!("classes[{}].alpha", f.class)
-                };
                 return Err(ConfigError::new(
-                    k,
+                    self.flex_key(f.class as usize, f.alpha, f.reliability),
                     "a flexible flow needs a TCP-family transport (REFLEX runs in the TCP \
                      sender); this class's transport is not one",
                 ));

@@ -64,8 +64,14 @@ impl Scenario {
             }
         }
         if r.warmup.0.saturating_add(r.cooldown.0) >= r.duration.0 {
+            // The key the user wrote: a warmup or cooldown left at its default (0) is not it.
+            let key = match (r.warmup.0, r.cooldown.0) {
+                (0, 0) => "run.duration",
+                (0, _) => "run.cooldown",
+                _ => "run.warmup",
+            };
             return Err(ConfigError::new(
-                "run.warmup",
+                key,
                 "expected warmup + cooldown < duration (the measurement window would be empty)",
             ));
         }

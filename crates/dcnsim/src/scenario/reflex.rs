@@ -40,10 +40,10 @@ impl Scenario {
         if a.is_infinite() && rel >= 1.0 {
             return Ok(None);
         }
-        // Name the key the user wrote: the flow list's column if the flow set it.
+        // Name the key the user wrote: the flow list (or its CSV file) if the flow set it.
         let key = |k: &str, own: bool| {
             if own {
-                format!("classes[{class}].workload (a flow's {k})")
+                self.flow_list_key(class)
             } else {
                 format!("classes[{class}].{k}")
             }
@@ -71,14 +71,7 @@ impl Scenario {
         }
         let crate::scheme::SchemeConfig::Reflex(x) = &self.scheme else {
             return Err(ConfigError::new(
-                key(
-                    if alpha.is_some() || c.alpha.is_some() {
-                        "alpha"
-                    } else {
-                        "reliability"
-                    },
-                    alpha.is_some() || r.is_some(),
-                ),
+                self.flex_key(class, alpha, r),
                 "a flexible flow (finite alpha or reliability < 1) needs [scheme] kind = \
                  \"reflex\"",
             ));
@@ -92,5 +85,30 @@ impl Scenario {
             exploit: x.exploit,
             low_class: x.low_priority,
         }))
+    }
+
+    /// The key that made a flow of class `class` flexible: the class's flow list (or CSV
+    /// file) when the flow sets its own `alpha` or `reliability`, else the class's `alpha`
+    /// if written, else its `reliability`.
+    pub(super) fn flex_key(&self, class: usize, alpha: Option<f64>, r: Option<f64>) -> String {
+        if alpha.is_some() || r.is_some() {
+            self.flow_list_key(class)
+        } else if self.classes[class].alpha.is_some() {
+            format!("classes[{class}].alpha")
+        } else {
+            format!("classes[{class}].reliability")
+        }
+    }
+
+    /// The key of class `class`'s explicit flows: `workload.csv` or `workload.list`.
+    fn flow_list_key(&self, class: usize) -> String {
+        let csv = matches!(
+            &self.classes[class].workload,
+            super::classes::WorkloadConfig::Flows(w) if w.csv.is_some()
+        );
+        format!(
+            "classes[{class}].workload.{}",
+            if csv { "csv" } else { "list" }
+        )
     }
 }

@@ -270,8 +270,17 @@ impl C3Config {
         if self.coordinator_interval.0 == 0
             || !self.coordinator_interval.0.is_multiple_of(self.interval.0)
         {
+            // Name the key the user changed: with the coordinator's interval at its default
+            // (5 ms, one control interval), that is `interval`.
+            let key = if self.coordinator_interval == C3Config::default().coordinator_interval
+                && self.interval != C3Config::default().interval
+            {
+                "interval"
+            } else {
+                "coordinator_interval"
+            };
             return Err((
-                "coordinator_interval".into(),
+                key.into(),
                 format!(
                     "expected a positive multiple of interval ({} ms), got {} ms (the \
                      coordinator runs at control ticks)",
