@@ -307,13 +307,13 @@ spurious timeouts (258 in 10 rounds, 1598 frames resent). Measured, `dcnsim repr
 deadline as its start plus its (already absolute) deadline, so every flow starting after
 t = 0 looked due `start` later and its pipe's R_G was too small (Fig2d: about 250, 170, 130
 … Mb/s at the starts of rounds 2, 3, 4 … where EDF needs about 500), and the rounds after
-the first missed in cascade; fixed in the shim (`sim/shim.rs`). Measured at reduced scale,
+the first missed in cascade; fixed in the shim (`sim/shim/derive.rs`). Measured at reduced scale,
 C3's DS misses before → after (3): Fig2d 90% → 8% (printed Eq. 1) and 48% → 0% (additive);
 Fig10 90% → 3%; Fig8a at load 0.9 78% → 42% (D2TCP alone 41%). (4) A flow's remaining
 bytes in the shim (the DS pipe's EDF guarantee, spec §5.3.4; the PS pipe's SJF order) were
 its size less the bytes handed to the pipe, so the bytes still queued in the pipe were left
 out and near each deadline R_G fell below what the backlog needed (Fig2d: R_G 240 Mb/s with
-43 packets queued); they now count (`sim/shim.rs`, test
+43 packets queued); they now count (`sim/shim/derive.rs`, test
 `c3_ds_guarantee_counts_bytes_queued_in_the_pipe`). Measured, one change: Fig2d's C3 misses
 8% → 3%, bottleneck drops 54 → 0; Fig2c's LS round trip under C3 mean x1.73 → x1.33, p99
 x7.51 → x5.85; on the tree (the whole reproduction again), C3's DS misses where DS runs
