@@ -1,8 +1,9 @@
 //! The optional mechanisms of real stacks, as methods of [`TcpSender`] kept apart from the
-//! RFC core in `sender.rs`: undo of spurious reductions (RFC 3522, RFC 3708, RFC 4015),
-//! F-RTO (RFC 5682), RACK (RFC 8985 §6, with `tcp/rack.rs`), the tail-loss probe
-//! (RFC 8985 §7), PRR (RFC 6937) and the HyStart hook (`tcp/hystart.rs`). Each is reached
-//! only when its key is on (see `TcpSender::on_ack`'s `X` instance).
+//! RFC core in `sender.rs` and `sender/{ack,timeout,recovery,send}.rs`: undo of spurious
+//! reductions (RFC 3522, RFC 3708, RFC 4015), F-RTO (RFC 5682), RACK (RFC 8985 §6, with
+//! `tcp/rack.rs`), the tail-loss probe (RFC 8985 §7), PRR (RFC 6937) and the HyStart hook
+//! (`tcp/hystart.rs`). Each is reached only when its key is on (see `TcpSender::on_ack`'s
+//! `X` instance, in `sender/ack.rs`).
 
 use super::{Phase, TcpSender};
 use crate::cc::{CongestionControl, Window};
