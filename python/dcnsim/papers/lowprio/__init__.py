@@ -69,7 +69,10 @@ TITLE = (
     "Inside a Cloud (LPF)"
 )
 #: Wall time of `dcnsim reproduce lowprio` (measured; docs/cli.md), for `reproduce --help`.
-EXPECTED_TIME = "reduced: about 3.3 min on two cores; --full: 30-50 min"
+EXPECTED_TIME = (
+    "reduced: about 3.3 min on two cores; --full: about 55 min (1,465 runs, 102 CPU-min "
+    "of simulation measured on a loaded machine)"
+)
 
 for _f in FIGURES:
     _f.evaluate = _noted(_f.evaluate)
@@ -82,7 +85,7 @@ Choices (stated, not tuned):
 - Co-location "high" load = {HIGH:.0%} of the parameter-server link for the ML class (80% in
   total with the 10% storage class, the total load of the paper's hybrid-services figure);
   Fig 4a reports {", ".join(f"{x:.0%}" for x in HIGH_SWEEP)} too. Low / medium = 15% / 30%.
-- Co-location runs use 5 seeds at the reduced scale and 10 at full scale (their
+- Co-location runs use 5 seeds at the reduced scale and 40 at full scale (their
   seed-to-seed variance is large); the others use the scale's seeds.
 - Figs 8–10 change only the low-priority class's transport (RTO_min, CC, SACK, LEDBAT /
   TCP-LP); the high-priority incast keeps the study's TCP. LEDBAT and TCP-LP use the study's
