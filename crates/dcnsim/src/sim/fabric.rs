@@ -1,0 +1,316 @@
+//! The per-packet path: a host hands a packet to its NIC (`host_send`) or takes one off
+//! the wire (`host_receive`); a switch hop routes by ECMP (`forward`, `pick_port`), runs the
+//! scheme hook, admits, marks and enqueues (`port_enqueue`); a port serializes (`start_tx`,
+//! with HPCC's INT stamp). A packet leaves this path delivered or dropped, freed either way.
+
+use super::{Ecmp, Event, Sim};
+use crate::net::buffer::DropReason;
+use crate::packet::{flags, PktId, PktKind, NIL};
+use crate::scheme::{EnqCtx, Scheme, TxCtx, Verdict};
+use crate::topo::NodeKind;
+use dcnsim_engine::Time;
+
+impl Sim {
+    // ---------------------------------------------------------------- hosts
+
+    /// A host hands a packet to its NIC: scheme tagging, then the NIC's class queues.
+    pub fn host_send(&mut self, host: u32, id: PktId) {
+        let now = self.now();
+        if !self.scheme.is_none() {
+            let ctx = TxCtx { now, host };
+            self.scheme.on_host_tx(self.arena.get_mut(id), &ctx);
+        }
+        {
+            let p = self.arena.get_mut(id);
+            p.created = now;
+            if self.ecmp == Ecmp::PerPacket {
+                p.entropy = self.spray_rng.next_u64() as u32;
+            }
+        }
+        if self.shim.is_some() && self.shim_take(host, id) {
+            return;
+        }
+        let port = self.host_port(host);
+        self.port_enqueue(port, id, false);
+    }
+
+    fn host_receive(&mut self, host: u32, id: PktId) {
+        let now = self.now();
+        if !self.scheme.is_none() {
+            self.scheme.on_receive(self.arena.get(id), host, now);
+        }
+        self.counters.delivered += 1;
+        if self.shim.is_some() && self.shim_receive(id) {
+            // A shim feedback report (`sim::shim`): consumed by the shim.
+            self.arena.free(id);
+            return;
+        }
+        if self.pcap.is_some() {
+            self.pcap_on_receive(id);
+        }
+        let p = self.arena.get(id);
+        if p.kind == PktKind::Raw {
+            self.sources.on_receive(self.arena.get(id), now);
+        } else {
+            if p.kind == PktKind::Data {
+                self.count_delivered(p.flow, p.payload as u64, now);
+            }
+            self.on_flow_packet(id);
+        }
+        self.arena.free(id);
+    }
+
+    // ---------------------------------------------------------------- fabric
+
+    /// Enqueues at `port` (switch egress when `switch` is true, host NIC otherwise).
+    /// Returns false if the packet was dropped (and freed).
+    pub(super) fn port_enqueue(&mut self, port: u32, id: PktId, switch: bool) -> bool {
+        let pi = port as usize;
+        let prof_i = self.ports[pi].profile as usize;
+        let mut qi = self.profiles[prof_i].queue_of(self.arena.get(id).class);
+        let node = self.ports[pi].node as usize;
+        if switch && !self.scheme.is_none() {
+            let p = &self.ports[pi];
+            let pool = &self.nodes[node].pool;
+            let ctx = EnqCtx {
+                now: self.ev.now(),
+                node: node as u32,
+                port,
+                queue: qi,
+                q_bytes: p.q[qi].bytes,
+                q_pkts: p.q[qi].pkts as u64,
+                port_bytes: p.bytes,
+                pool_free: (pool.total > 0).then(|| pool.total.saturating_sub(pool.used)),
+            };
+            match self.scheme.on_enqueue(self.arena.get_mut(id), &ctx) {
+                Verdict::Accept => {}
+                Verdict::Drop => {
+                    self.drop_packet(port, qi, id, DropReason::Scheme);
+                    return false;
+                }
+                Verdict::Mark => {
+                    let pk = self.arena.get_mut(id);
+                    if pk.flags & flags::ECT != 0 && pk.flags & flags::CE == 0 {
+                        pk.flags |= flags::CE;
+                        self.ports[pi].stats[qi].ecn_marks += 1;
+                    }
+                }
+                Verdict::Reclass(c) => {
+                    self.arena.get_mut(id).class = c;
+                    qi = self.profiles[prof_i].queue_of(c);
+                }
+            }
+        }
+        let prof = &self.profiles[prof_i];
+        let res = self.ports[pi].enqueue(
+            prof,
+            qi,
+            id,
+            &mut self.arena,
+            &mut self.nodes[node].pool,
+            &mut self.mark_rng[node],
+        );
+        if let Err(why) = res {
+            self.drop_packet(port, qi, id, why);
+            return false;
+        }
+        if self.pfc.is_some() {
+            self.pfc_on_enqueue(qi, id);
+        }
+        if self.paranoid {
+            self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
+        }
+        self.start_tx(port);
+        true
+    }
+
+    /// Goodput accounting per traffic class (the class samples and the carried load).
+    #[inline]
+    fn count_delivered(&mut self, flow: u32, payload: u64, now: Time) {
+        let tc = self.flows.desc_of(flow).traffic_class as usize;
+        if let Some(c) = self.class_rx.get_mut(tc) {
+            *c += payload;
+            // One unsigned comparison: now in [w0, w1).
+            if now.wrapping_sub(self.window.0) < self.window.1 - self.window.0 {
+                self.class_rx_win[tc] += payload;
+            }
+        }
+    }
+
+    pub(super) fn drop_packet(&mut self, port: u32, qi: usize, id: PktId, why: DropReason) {
+        if self.pcap.is_some() {
+            self.pcap_on_drop(port, qi, id, why);
+        }
+        let c = self.arena.get(id).colour;
+        self.ports[port as usize].count_drop(qi, why, c);
+        self.counters.dropped += 1;
+        self.counters.drops_by_reason[why as usize] += 1;
+        if self.arena.get(id).kind != PktKind::Raw {
+            self.on_flow_drop(id);
+        }
+        self.arena.free(id);
+    }
+
+    /// Starts serializing the next packet if the port is idle and has one; if it is busy,
+    /// makes sure a wake-up is scheduled for when it frees up.
+    ///
+    /// A packet goes onto the wire when its serialization *starts*, with its arrival time
+    /// (start + serialization + propagation) already known, and its `Arrive` event carries
+    /// it there. So a port needs a `TxDone` event only when something is waiting behind the
+    /// current packet: a lightly loaded port costs one event per hop.
+    ///
+    /// Inlined into its three callers (enqueue, the `TxDone` wake-up, a PFC resume): as a
+    /// call, its register saves and restores alone were 2.3% of the k = 8 fat tree's
+    /// instructions (docs/performance.md, "Two calls per hop inlined").
+    #[inline(always)]
+    pub(super) fn start_tx(&mut self, port: u32) {
+        let pi = port as usize;
+        let now = self.ev.now();
+        let p = &mut self.ports[pi];
+        if p.wake_pending {
+            return;
+        }
+        if now < p.busy_until {
+            p.wake_pending = true;
+            self.ev.push(p.busy_until, Event::TxDone(port));
+            return;
+        }
+        let node = p.node as usize;
+        let prof = &self.profiles[p.profile as usize];
+        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else {
+            return;
+        };
+        let pk = self.arena.get_mut(id);
+        let dt = p.clock.tx_time(pk.wire as u64);
+        // The one branch of the shaper: a wire serializes (the packet arrives after dt +
+        // propagation, the next starts after dt); a token bucket lets the packet go at once
+        // (propagation only) and the next when the tokens allow.
+        let (arrive, next) = match p.tb_depth {
+            None => (now + dt + p.delay, now + dt),
+            Some(depth) => (now + p.delay, p.charge_token_bucket(now, dt, depth)),
+        };
+        // On the wire the packet is in no list: its link names the port it left, which the
+        // arrival reads (no per-wire FIFO, no write to the previous packet's line).
+        pk.next = port;
+        pk.hops = pk.hops.saturating_add(1);
+        p.busy_until = next;
+        p.busy_time += dt;
+        p.pkts_sent += 1;
+        self.counters.packet_hops += 1;
+        // One Arrive per packet, a fixed delay after now (serialization + propagation):
+        // the event queue keeps such events in O(1) lanes. The event carries the packet
+        // (the arena bounds ids to what an event holds: `Arena::alloc`).
+        self.ev.push(arrive, Event::Arrive(id));
+        if p.backlog() > 0 {
+            p.wake_pending = true;
+            // (A token bucket with tokens left lets the next packet go at once, `next` ≤
+            // now: the wake-up still runs as an event, after this packet's bookkeeping.)
+            self.ev.push(next.max(now), Event::TxDone(port));
+        }
+        if !self.scheme.is_none() {
+            self.scheme
+                .on_dequeue(self.arena.get(id), node as u32, port, now);
+        }
+        if self.pfc.is_some() {
+            // The packet has left this switch: its ingress count drops (IEEE 802.1Qbb).
+            self.pfc_on_leave(port, id);
+        }
+        if self.pcap.is_some() {
+            self.pcap_on_tx(port, id);
+        }
+        // INT (HPCC): one byte test on the packet's (cached) line; the rest is out of line.
+        if self.arena.get(id).int != 0 {
+            self.int_stamp(port, id, now);
+        }
+        if self.nic.on && (node as u32) < self.n_hosts {
+            // A RoCE NIC's queue of a priority drained: the next waiting QP's turn (last:
+            // the QP's packet may start at once, a nested `start_tx`).
+            self.nic_on_tx(port, node, id);
+        }
+    }
+
+    /// A data packet of an HPCC flow starts leaving switch port `port`: the port pushes its
+    /// INT record (HPCC §3.1; mechanisms §2.7): the bytes still queued behind the packet,
+    /// its cumulative transmitted bytes (this packet included), the time and the link rate.
+    /// Only switches stamp (HPCC's INT-capable switches; the sending NIC paces the QP).
+    #[inline(never)]
+    fn int_stamp(&mut self, port: u32, id: PktId, now: Time) {
+        let p = &self.ports[port as usize];
+        if self.nodes[p.node as usize].kind != NodeKind::Switch {
+            return;
+        }
+        let nq = self.profiles[p.profile as usize].nq as usize;
+        let hop = crate::packet::IntHop {
+            qlen: p.backlog(),
+            tx_bytes: p.stats[..nq].iter().map(|s| s.bytes_out).sum(),
+            ts: now,
+            rate: p.clock.rate().0,
+        };
+        self.arena.push_int(id, hop);
+    }
+
+    pub(super) fn on_tx_done(&mut self, port: u32) {
+        self.ports[port as usize].wake_pending = false;
+        self.start_tx(port);
+    }
+
+    pub(super) fn on_arrive(&mut self, id: PktId) {
+        let pk = self.arena.get_mut(id);
+        let pi = pk.next as usize;
+        pk.next = NIL;
+        let peer = self.ports[pi].peer;
+        if self.nodes[peer as usize].kind == NodeKind::Host {
+            self.host_receive(peer, id);
+        } else {
+            if self.pfc.is_some() {
+                // IEEE 802.1Qbb: the switch accounts the packet to the port it came in on.
+                self.arena.get_mut(id).ingress = self.rev[pi];
+            }
+            self.forward(peer, id);
+        }
+    }
+
+    /// ECMP choice at switch `node` toward host `dst` for a packet with `entropy`.
+    #[inline]
+    fn pick_port(&self, node: u32, dst: u32, entropy: u32) -> u32 {
+        let c = self.routes.candidates(node, dst);
+        match c.len() {
+            0 => unreachable!(
+                "no route from {} to host {dst}: topology was checked connected",
+                self.nodes[node as usize].name
+            ),
+            1 => c[0],
+            n => {
+                // Per-switch salted multiplicative hash of the flow's entropy (itself a
+                // uniform hash of the flow): switches split the same flows independently,
+                // and a flow always takes the same port.
+                let salt = self.nodes[node as usize].salt;
+                let h = ((entropy as u64) ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+                c[((h * n as u64) >> 32) as usize]
+            }
+        }
+    }
+
+    /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
+    #[inline]
+    fn forward(&mut self, node: u32, id: PktId) {
+        let (dst, entropy) = {
+            let p = self.arena.get(id);
+            (p.dst, p.entropy)
+        };
+        let out = self.pick_port(node, dst, entropy);
+        self.port_enqueue(out, id, true);
+    }
+
+    /// The egress ports a packet with `entropy` crosses from `src` to `dst` (per-flow ECMP).
+    pub fn route_of(&self, src: u32, dst: u32, entropy: u32) -> Vec<u32> {
+        let mut path = vec![self.host_port(src)];
+        loop {
+            let peer = self.ports[*path.last().unwrap() as usize].peer;
+            if peer == dst {
+                return path;
+            }
+            path.push(self.pick_port(peer, dst, entropy));
+        }
+    }
+}
