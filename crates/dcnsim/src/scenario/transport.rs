@@ -12,214 +12,30 @@
 //! Resolution: a key the user wrote wins; otherwise the value of the transport's `profile`
 //! (`rfc` by default: dcnsim's historical defaults) for its `cc`. A table named after a
 //! built-in (`[transports.dctcp]`) starts from that built-in's `cc`.
+//!
+//! Layout: the key table, what it generates and the mapping to [`TcpConfig`] here; the
+//! scenario enums and their conversions to `dcnsim_transport`'s in `transport/names.rs`; the
+//! built-in transports and the `transports` map's (de)serialization in
+//! `transport/builtin.rs`; the generated Markdown tables in `transport/docs.rs`.
 
-use super::roce::{RoceCcName, RoceConfig, RoceRecoveryName, RoceSpec};
+use super::roce::{RoceConfig, RoceSpec};
 use super::ConfigError;
 use crate::units::{Bw, Bytes, Dur};
-use dcnsim_engine::Time;
-use dcnsim_transport::{
-    CcKind, HyStartMode, Profile, RtoMode, SlowStartIncrease, SsthreshBasis, TcpConfig, TltClocking,
+use dcnsim_transport::{RtoMode, SlowStartIncrease, TcpConfig};
+use serde::{Deserialize, Serialize};
+
+mod builtin;
+mod docs;
+mod names;
+
+pub(super) use builtin::{de_transports, ser_transports};
+pub use builtin::{BUILTINS, HPCC_BUILTIN, ROCE_BUILTIN};
+pub use docs::{tcp_profiles_md, transport_keys_md};
+pub use names::{
+    CcName, HyStartName, NearOptLoss, NearOptOwnQueue, NearOptShare, ProfileName, RtoModeName,
+    SlowStartName, SsthreshBasisName, TltName, TransportKindName,
 };
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::BTreeMap;
-
-/// A scenario value and the [`TcpConfig`] field type it becomes.
-trait ToTcp<T> {
-    fn to_tcp(&self) -> T;
-}
-/// The scenario value of a [`TcpConfig`] field (for defaults taken from a profile).
-trait FromTcp<T> {
-    fn from_tcp(t: &T) -> Self;
-}
-
-macro_rules! same_type {
-    ($($t:ty),*) => {$(
-        impl ToTcp<$t> for $t { fn to_tcp(&self) -> $t { *self } }
-        impl FromTcp<$t> for $t { fn from_tcp(t: &$t) -> $t { *t } }
-    )*};
-}
-same_type!(u32, bool, f64);
-
-impl ToTcp<Time> for Dur {
-    fn to_tcp(&self) -> Time {
-        self.0
-    }
-}
-impl FromTcp<Time> for Dur {
-    fn from_tcp(t: &Time) -> Dur {
-        Dur(*t)
-    }
-}
-/// Optional durations of `TcpConfig` whose `None` means "another key's value" are resolved
-/// in the scenario, so the key always has a value to print.
-impl ToTcp<Option<Time>> for Dur {
-    fn to_tcp(&self) -> Option<Time> {
-        Some(self.0)
-    }
-}
-impl ToTcp<u64> for Bytes {
-    fn to_tcp(&self) -> u64 {
-        self.0
-    }
-}
-impl FromTcp<u64> for Bytes {
-    fn from_tcp(t: &u64) -> Bytes {
-        Bytes(*t)
-    }
-}
-impl<A: ToTcp<B>, B> ToTcp<Option<B>> for Option<A> {
-    fn to_tcp(&self) -> Option<B> {
-        self.as_ref().map(ToTcp::to_tcp)
-    }
-}
-impl<A: FromTcp<B>, B> FromTcp<Option<B>> for Option<A> {
-    fn from_tcp(t: &Option<B>) -> Self {
-        t.as_ref().map(A::from_tcp)
-    }
-}
-
-/// A snake_case scenario enum mirroring a `dcnsim_transport` enum variant for variant.
-macro_rules! mirror_enum {
-    ($(#[$m:meta])* $name:ident => $tcp:ident { $($(#[$vm:meta])* $v:ident),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($(#[$vm])* $v),* }
-        impl ToTcp<$tcp> for $name {
-            fn to_tcp(&self) -> $tcp { match self { $($name::$v => $tcp::$v),* } }
-        }
-        impl FromTcp<$tcp> for $name {
-            fn from_tcp(t: &$tcp) -> Self { match t { $($tcp::$v => $name::$v),* } }
-        }
-    };
-}
-
-mirror_enum!(
-    /// Which defaults a transport starts from (docs/tcp.md).
-    #[derive(Default)]
-    ProfileName => Profile { #[default] Rfc, Linux, Ns3 }
-);
-mirror_enum!(#[derive(Default)] CcName => CcKind {
-    #[serde(rename = "newreno")]
-    NewReno,
-    #[default]
-    Cubic,
-    Dctcp,
-    /// D2TCP (Vamanan et al. 2012; deadline-aware DCTCP).
-    #[serde(rename = "d2tcp")]
-    D2tcp,
-    /// L2DCT (Munir et al. 2013; size-weighted DCTCP).
-    #[serde(rename = "l2dct")]
-    L2dct,
-    /// RFC 6817 LEDBAT (delay-based scavenger).
-    #[serde(rename = "ledbat")]
-    Ledbat,
-    /// TCP-LP (Kuzmanovic & Knightly 2003; delay-based scavenger).
-    #[serde(rename = "tcp_lp")]
-    TcpLp,
-});
-mirror_enum!(SsthreshBasisName => SsthreshBasis { FlightSize, Pipe, Cwnd });
-mirror_enum!(HyStartName => HyStartMode { Off, Linux, Rfc9406 });
-
-/// TLT on this transport and the payload rule of its important ACK-clocking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum TltName {
-    #[default]
-    Off,
-    Adaptive,
-    Mtu,
-    Byte,
-}
-impl ToTcp<Option<TltClocking>> for TltName {
-    fn to_tcp(&self) -> Option<TltClocking> {
-        match self {
-            TltName::Off => None,
-            TltName::Adaptive => Some(TltClocking::Adaptive),
-            TltName::Mtu => Some(TltClocking::Mtu),
-            TltName::Byte => Some(TltClocking::Byte),
-        }
-    }
-}
-impl FromTcp<Option<TltClocking>> for TltName {
-    fn from_tcp(t: &Option<TltClocking>) -> Self {
-        match t {
-            None => TltName::Off,
-            Some(TltClocking::Adaptive) => TltName::Adaptive,
-            Some(TltClocking::Mtu) => TltName::Mtu,
-            Some(TltClocking::Byte) => TltName::Byte,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoModeName {
-    /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)).
-    #[default]
-    Rfc6298,
-    /// Linux-style: the variance term is floored at rto_min.
-    Linux,
-    /// A fixed RTO of `rto_static` (TLT-Fig2).
-    Static,
-}
-
-impl FromTcp<RtoMode> for RtoModeName {
-    fn from_tcp(t: &RtoMode) -> Self {
-        match t {
-            RtoMode::Rfc6298 => RtoModeName::Rfc6298,
-            RtoMode::Linux => RtoModeName::Linux,
-            RtoMode::Static(_) => RtoModeName::Static,
-        }
-    }
-}
-
-/// Slow-start growth per ACK (with `abc_l`, `TcpConfig::ss_increase`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SlowStartName {
-    /// RFC 3465 appropriate byte counting, at most `abc_l` segments per ACK.
-    Abc,
-    /// One segment per ACK (ns-3).
-    PerAck,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum TransportKindName {
-    #[default]
-    Tcp,
-    Nearopt,
-    /// A RoCEv2 queue pair (`transport::roce`); its keys are the `roce` table.
-    Roce,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum NearOptLoss {
-    #[default]
-    Timeout,
-    Immediate,
-}
-
-/// How Near-Opt counts a class's own queue (`sim::nearopt::OwnQueue`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum NearOptOwnQueue {
-    #[default]
-    Excess,
-    Full,
-    Ignore,
-}
-
-/// How Near-Opt divides a link's available rate (`sim::nearopt::Share`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum NearOptShare {
-    #[default]
-    Equal,
-    MaxMin,
-}
+use names::{FromTcp, ToTcp};
 
 /// One row of the key table: what docs/scenario.md and docs/tcp.md say about a key.
 #[derive(Clone, Copy, Debug)]
@@ -596,112 +412,7 @@ impl Default for TransportConfig {
     }
 }
 
-/// The built-in transports: a name and its congestion control (the `rfc` profile).
-pub const BUILTINS: [(&str, CcName); 7] = [
-    ("cubic", CcName::Cubic),
-    ("d2tcp", CcName::D2tcp),
-    ("dctcp", CcName::Dctcp),
-    ("l2dct", CcName::L2dct),
-    ("ledbat", CcName::Ledbat),
-    ("newreno", CcName::NewReno),
-    ("tcp_lp", CcName::TcpLp),
-];
-
-fn builtin_cc(name: &str) -> Option<CcName> {
-    BUILTINS.iter().find(|b| b.0 == name).map(|b| b.1)
-}
-
-/// The built-in RoCE transport: `kind = "roce"` with DCQCN and the `tlt` preset.
-pub const ROCE_BUILTIN: &str = "dcqcn";
-/// The built-in HPCC transport: `kind = "roce"` with `cc = "hpcc"` and `recovery = "sack"`
-/// (HPCC with SACK, as TLT runs it; mechanisms §4.11).
-pub const HPCC_BUILTIN: &str = "hpcc";
-
-/// A table named after a built-in RoCE transport starts from its `roce` keys: the keys the
-/// user wrote win.
-fn roce_builtin(name: &str, s: &mut TransportSpec) {
-    if name != ROCE_BUILTIN && name != HPCC_BUILTIN {
-        return;
-    }
-    if s.kind.is_none() {
-        s.kind = Some(TransportKindName::Roce);
-    }
-    if name == HPCC_BUILTIN && s.kind == Some(TransportKindName::Roce) {
-        let r = s.roce.get_or_insert_with(RoceSpec::default);
-        r.cc.get_or_insert(RoceCcName::Hpcc);
-        r.recovery.get_or_insert(RoceRecoveryName::Sack);
-    }
-}
-
-/// `Scenario::transports`: a table named after a built-in starts from its `cc` (or, for
-/// `dcqcn`, from `kind = "roce"`). A RoCE transport takes only `kind` and `roce`; the `roce`
-/// table only with `kind = "roce"`.
-pub(super) fn de_transports<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<String, TransportConfig>, D::Error> {
-    use serde::de::Error;
-    let specs = BTreeMap::<String, TransportSpec>::deserialize(d)?;
-    let mut out = BTreeMap::new();
-    for (name, mut s) in specs {
-        roce_builtin(&name, &mut s);
-        if s.kind == Some(TransportKindName::Roce) {
-            if let Some(k) = s.tcp_keys_written().first() {
-                // The path goes up in NUL markers (crate::tagged::split_path).
-                return Err(D::Error::custom(format!(
-                    "\0{name}.{k}\0is a TCP key: it has no effect on a kind = \"roce\" \
-                     transport (RoCE keys go in its roce table; see docs/rdma.md)"
-                )));
-            }
-        } else if s.roce.is_some() {
-            return Err(D::Error::custom(format!(
-                "\0{name}.roce\0the roce table needs kind = \"roce\""
-            )));
-        }
-        let t = TransportConfig::resolve(&s, builtin_cc(&name).unwrap_or_default());
-        out.insert(name, t);
-    }
-    Ok(out)
-}
-
-/// `Scenario::transports` as written back: a RoCE transport is `kind` and its `roce` table
-/// only (it has no TCP key to print).
-pub(super) fn ser_transports<S: Serializer>(
-    m: &BTreeMap<String, TransportConfig>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    #[derive(Serialize)]
-    struct RoceOut<'a> {
-        kind: TransportKindName,
-        roce: &'a RoceConfig,
-    }
-    let mut map = s.serialize_map(Some(m.len()))?;
-    for (name, t) in m {
-        match (&t.kind, &t.roce) {
-            (TransportKindName::Roce, Some(r)) => map.serialize_entry(
-                name,
-                &RoceOut {
-                    kind: TransportKindName::Roce,
-                    roce: r,
-                },
-            )?,
-            _ => map.serialize_entry(name, t)?,
-        }
-    }
-    map.end()
-}
-
 impl TransportConfig {
-    /// The built-in transports every scenario can name (the `rfc` profile).
-    pub fn builtin(name: &str) -> Option<TransportConfig> {
-        if name == ROCE_BUILTIN || name == HPCC_BUILTIN {
-            let mut spec = TransportSpec::default();
-            roce_builtin(name, &mut spec);
-            return Some(TransportConfig::resolve(&spec, CcName::default()));
-        }
-        builtin_cc(name).map(|cc| TransportConfig::resolve(&TransportSpec::default(), cc))
-    }
-
     pub fn tcp(&self, mss: u32, timestamps: bool, path: &str) -> Result<TcpConfig, ConfigError> {
         let mut cfg = TcpConfig::profile(self.profile.to_tcp(), self.cc.to_tcp());
         self.set_tcp_keys(&mut cfg);
@@ -736,73 +447,4 @@ impl TransportConfig {
         })?;
         Ok(cfg)
     }
-}
-
-// ---- generated documentation ----
-
-/// One value as a scenario writes it (`"1ms"`, `true`, `10`; `none` when unset).
-fn md_value(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => "none".into(),
-        v => format!("`{v}`"),
-    }
-}
-
-fn resolved_json(profile: ProfileName, cc: CcName) -> serde_json::Map<String, serde_json::Value> {
-    let spec = TransportSpec {
-        profile: Some(profile),
-        ..TransportSpec::default()
-    };
-    match serde_json::to_value(TransportConfig::resolve(&spec, cc)) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => unreachable!("TransportConfig serializes to a map"),
-    }
-}
-
-/// The `[transports.NAME]` key table of docs/scenario.md (defaults of the `rfc` profile with
-/// `cc = "cubic"`).
-pub fn transport_keys_md() -> String {
-    let d = resolved_json(ProfileName::Rfc, CcName::Cubic);
-    let mut s = String::from("| key | type | default | range | meaning |\n|---|---|---|---|---|\n");
-    for k in TRANSPORT_KEYS {
-        s += &format!(
-            "| `{}` | {} | {} | {} | {} |\n",
-            k.name,
-            k.unit,
-            md_value(&d[k.name]),
-            k.range,
-            k.doc.trim()
-        );
-    }
-    s
-}
-
-/// The profile table of docs/tcp.md: every TCP behaviour key (a key with sources) under
-/// `rfc`, `linux` and `ns3`. A value that depends on `cc` is given as
-/// "newreno's value; cc: value" for the other congestion controls that differ.
-pub fn tcp_profiles_md() -> String {
-    let profiles = [ProfileName::Rfc, ProfileName::Linux, ProfileName::Ns3];
-    // Every congestion control is a built-in; newreno's values are the base.
-    let mut ccs = BUILTINS.to_vec();
-    ccs.sort_by_key(|&(_, cc)| cc != CcName::NewReno);
-    let vals: Vec<Vec<_>> = profiles
-        .iter()
-        .map(|&p| ccs.iter().map(|&(_, cc)| resolved_json(p, cc)).collect())
-        .collect();
-    let mut s = String::from("| key | rfc | linux | ns3 | sources |\n|---|---|---|---|---|\n");
-    for k in TRANSPORT_KEYS.iter().filter(|k| !k.source.is_empty()) {
-        s += &format!("| `{}` |", k.name);
-        for per_cc in &vals {
-            let base = &per_cc[0][k.name];
-            let mut cell = md_value(base);
-            for (m, (cc, _)) in per_cc.iter().zip(&ccs).skip(1) {
-                if &m[k.name] != base {
-                    cell += &format!("; {cc}: {}", md_value(&m[k.name]));
-                }
-            }
-            s += &format!(" {cell} |");
-        }
-        s += &format!(" {} |\n", k.source);
-    }
-    s
 }
