@@ -1,7 +1,7 @@
 """C3 pipes as seen from Python (issue 15): the pipe table and per-interval pipe samples in the
 run results, and what the coordinator did, checked against physics.
 
-The mechanisms themselves are tested in Rust (crates/dcnsim/tests/shim.rs); here a C3 run
+The mechanisms themselves are tested in Rust (crates/dcnsim/tests/shim_c3*.rs); here a C3 run
 goes through the bindings and the result files. Setup: C3's motivation dumbbell (1 Gb/s host
 links, 50 µs per link, a 500 Mb/s core, DCTCP marking at 20 packets, 250 packets of buffer).
 """
