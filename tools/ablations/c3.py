@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import copy
 from types import SimpleNamespace
+from typing import Any
 
 import dcnsim
 from dcnsim.papers.c3 import dumbbell_figures as d
@@ -27,6 +28,15 @@ FRAMING = {
 }
 
 
+def _report(arm: str, key: str, r: Any, extra: str) -> None:
+    """One run's line: the DS flows late of all, and ``extra``."""
+    m = misses(r)
+    print(
+        f"{arm:44s} {key:18s} late {int(m.sum()):3d} of {len(m)} ({m.mean() * 100:4.1f}%), {extra}",
+        flush=True,
+    )
+
+
 def fig2d_framing(rounds: int) -> None:
     """C3-Fig2d's DS deadline misses per run, with and without the Ethernet framing."""
     c = SimpleNamespace(scale=SimpleNamespace(motiv_rounds=rounds))
@@ -35,13 +45,9 @@ def fig2d_framing(rounds: int) -> None:
             sc = copy.deepcopy(d.fig2d_scenario(c, key))  # type: ignore[arg-type]
             sc["packet"] = packet
             r = dcnsim.run(sc, seed=1, progress=False)
-            f, m = _flows(r, "ds"), misses(r)
+            f = _flows(r, "ds")
             late_ms = (f.finish_s - f.deadline_s).max() * 1e3
-            print(
-                f"{arm:44s} {key:18s} late {int(m.sum()):3d} of {len(m)} "
-                f"({m.mean() * 100:4.1f}%), max lateness {late_ms:+.3f} ms",
-                flush=True,
-            )
+            _report(arm, key, r, f"max lateness {late_ms:+.3f} ms")
 
 
 #: One change per arm: the transport the TS flows run inside their ElasticSwitch limiters
@@ -62,12 +68,7 @@ def fig2d_es_inner(rounds: int) -> None:
             sc = copy.deepcopy(d.fig2d_scenario(c, key))  # type: ignore[arg-type]
             sc["transports"]["es"] = {**sc["transports"]["es"], **es}
             r = dcnsim.run(sc, seed=1, progress=False)
-            m = misses(r)
-            print(
-                f"{arm:36s} {key:18s} late {int(m.sum()):3d} of {len(m)} "
-                f"({m.mean() * 100:4.1f}%), drops {r.meta['dropped']}",
-                flush=True,
-            )
+            _report(arm, key, r, f"drops {r.meta['dropped']}")
 
 
 def fig2d_ts_cbr(rounds: int) -> None:
@@ -81,12 +82,7 @@ def fig2d_ts_cbr(rounds: int) -> None:
         sc["scheme"] = {"kind": "none"}
         sc["sources"] = [{"src": 0, "dst": 4, "rate": "250Mbps"}] * 2
         r = dcnsim.run(sc, seed=1, progress=False)
-        m = misses(r)
-        print(
-            f"TS as two 250 Mb/s streams  {key:18s} late {int(m.sum()):3d} of {len(m)} "
-            f"({m.mean() * 100:4.1f}%), drops {r.meta['dropped']}",
-            flush=True,
-        )
+        _report("TS as two 250 Mb/s streams", key, r, f"drops {r.meta['dropped']}")
 
 
 def main() -> None:
