@@ -64,11 +64,12 @@ impl Scenario {
             }
         }
         if r.warmup.0.saturating_add(r.cooldown.0) >= r.duration.0 {
-            // The key the user wrote: a warmup or cooldown left at its default (0) is not it.
-            let key = match (r.warmup.0, r.cooldown.0) {
-                (0, 0) => "run.duration",
-                (0, _) => "run.cooldown",
-                _ => "run.warmup",
+            // The key the user wrote: a warmup left at its default (0) is not it. (Both at 0
+            // cannot reach here: a zero duration is rejected above.)
+            let key = if r.warmup.0 == 0 {
+                "run.cooldown"
+            } else {
+                "run.warmup"
             };
             return Err(ConfigError::new(
                 key,
