@@ -7,6 +7,8 @@ preset (1 s, seeds 1-5):
     python tools/ablations/lowprio.py fig7-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig10-ledbat --runs /tmp/lpf-abl   # LEDBAT target only
     python tools/ablations/lowprio.py fig10-tcplp --runs /tmp/lpf-abl    # TCP-LP's gate off
+    python tools/ablations/lowprio.py fig8-load --runs /tmp/lpf-abl      # LPF-Fig8 vs load
+    python tools/ablations/lowprio.py fig8-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
 
 The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
 reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
@@ -39,6 +41,7 @@ import pandas as pd
 
 from dcnsim.papers import framework as fw
 from dcnsim.papers import lowprio as L
+from dcnsim.papers.lowprio.knobs import RTOS
 
 SEEDS = (1, 2, 3, 4, 5)
 BASE = "lpf_colocation"
@@ -341,6 +344,22 @@ def sjf_cap(pool: fw.Pool, runs_dir: Path) -> None:
     print(f"  DM (<= 100 MB) / WS p99.9 gap {gap}")
 
 
+def tail_stats(pool: fw.Pool, name: str) -> str:
+    """What the low-priority p99 flows of one arm are: their median size and the timeouts each
+    took (real and spurious), against every flow's."""
+    f = pd.concat([L._low(pool.get((name, s))) for s in SEEDS])
+    f = f[f["in_window"]]
+    p99 = float(np.percentile(f["fct_s"], 99))
+    t = f[f["fct_s"] >= p99]
+    real = (t["rto_count"] - t["spurious_rto"]).mean()
+    return (
+        f"p99 {p99 * 1e3:.1f} ms; the {len(t)} flows at or above it: median size "
+        f"{t['size'].median() / 1e3:.0f} KB, RTOs / flow {t['rto_count'].mean():.2f} (real "
+        f"{real:.2f}, spurious {t['spurious_rto'].mean():.2f}); all flows: RTOs / flow "
+        f"{f['rto_count'].mean():.3f}"
+    )
+
+
 def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     fa = L.low_fct([pool.get((a, s)) for s in SEEDS])
     fb = L.low_fct([pool.get((b, s)) for s in SEEDS])
@@ -348,12 +367,15 @@ def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
 
 
 def main() -> None:
+    global SEEDS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
         "ablation",
         choices=(
             "fig7-load",
             "fig7-profile",
+            "fig8-load",
+            "fig8-profile",
             "fig10-ledbat",
             "fig10-tcplp",
             *TCP_ARMS,
@@ -372,7 +394,14 @@ def main() -> None:
         default=DAS_MEAN / 1e3,
         help="fig3a-*: the DAS mean size in KB (128, 1000, 5000)",
     )
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        default=len(SEEDS),
+        help="co-location ablations (fig7-*, fig8-*, fig10-*): seeds 1..N",
+    )
     a = ap.parse_args()
+    SEEDS = tuple(range(1, a.seeds + 1))
     pool = fw.Pool(a.runs, a.jobs, False)
     if a.ablation == "fig2a":
         fig2a(pool)
@@ -407,6 +436,23 @@ def main() -> None:
             for b in (24e3, 192e3):
                 arms[f"{prof}/{b:g}"] = L.coloc(1.0, **{**low_buffer(b), **extra})
             pairs.append((f"{prof}: 24 / 192 KB", f"{prof}/24000", f"{prof}/192000"))
+    elif a.ablation in ("fig8-load", "fig8-profile"):
+        # LPF-Fig8's four RTO_min arms (low class only) with one change of the preset: the
+        # co-location high-priority load, or the low class on the ns-3 TCP profile (the
+        # paper's simulator's defaults, LPF's own keys kept)
+        if a.ablation == "fig8-load":
+            settings = {f"load {ld:.0%}": ({"load": ld}, {}) for ld in (0.6, 0.7, 0.8)}
+        else:
+            settings = {p: ({}, {} if p == "base" else {"profile": p}) for p in ("base", "ns3")}
+        for label, (co, tcp) in settings.items():
+            for rto in RTOS:
+                ov = L.coloc(1.0, **co, **L.low_transport(rto_min=rto, rto_init=rto, **tcp))
+                arms[f"{label}/{rto}"] = ov
+            for rto in RTOS:
+                if rto != "1ms":
+                    pairs.append(
+                        (f"{label}: RTO_min {rto} / 1 ms", f"{label}/{rto}", f"{label}/1ms")
+                    )
     elif a.ablation == "fig10-ledbat":
         # only LEDBAT's target changes
         arms["tcp"] = L.coloc(1.0)
@@ -423,6 +469,9 @@ def main() -> None:
         for s in SEEDS:
             pool.add((name, s), BASE, ov, s)
     pool.run()
+    if a.ablation.startswith("fig8-"):
+        for name in arms:
+            print(f"{name}: {tail_stats(pool, name)}", flush=True)
     for label, num, den in pairs:
         print(f"{label}: {ratio(pool, num, den)}", flush=True)
 
