@@ -7,6 +7,7 @@ preset (1 s, seeds 1-5):
     python tools/ablations/lowprio.py fig7-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig10-ledbat --runs /tmp/lpf-abl   # LEDBAT target only
     python tools/ablations/lowprio.py fig10-tcplp --runs /tmp/lpf-abl    # TCP-LP's gate off
+    python tools/ablations/lowprio.py fig4b-load --runs OUT  # LPF-Fig4b vs load (full scale)
     python tools/ablations/lowprio.py fig8-load --runs /tmp/lpf-abl      # LPF-Fig8 vs load
     python tools/ablations/lowprio.py fig8-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
 
@@ -360,6 +361,32 @@ def tail_stats(pool: fw.Pool, name: str) -> str:
     )
 
 
+def fig4b_load(pool: fw.Pool) -> None:
+    """LPF-Fig4b's statistics (TCP / Near-Opt p99 per size class, medium / worst other) at
+    each co-location load of Fig 4a's sweep, full scale (the reproduction's own runs: pass its
+    runs directory to reuse them)."""
+    from dcnsim.papers.lowprio import colocation as CO
+
+    c = SimpleNamespace(
+        scale=L.FULL, seeds=L.FULL.seeds, add=pool.add, get=pool.get, point=lambda *a: None
+    )
+    for load in L.HIGH_SWEEP:
+        CO._coloc_pair(c, load, 4e6)
+    pool.run()
+    f99 = L.STATS["p99"]
+
+    def r(a: np.ndarray) -> float:
+        return f99(a[:, 0]) / f99(a[:, 1])
+
+    for load in L.HIGH_SWEEP:
+        ps = {b: CO._coloc_pairs(c, load, 4e6, b) for b in L.BUCKETS}
+        per = ", ".join(f"{b} {L.ratio(p, 'p99')} ({L.n_of(p)} flows)" for b, p in ps.items())
+        worst = fw.bootstrap(
+            lambda sm, md, lg: r(md) / max(r(sm), r(lg)), ps["small"], ps["medium"], ps["long"]
+        )
+        print(f"load {load:.0%}: TCP / Near-Opt p99 {per}; medium / worst other {worst}")
+
+
 def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     fa = L.low_fct([pool.get((a, s)) for s in SEEDS])
     fb = L.low_fct([pool.get((b, s)) for s in SEEDS])
@@ -374,6 +401,7 @@ def main() -> None:
         choices=(
             "fig7-load",
             "fig7-profile",
+            "fig4b-load",
             "fig8-load",
             "fig8-profile",
             "fig10-ledbat",
@@ -405,6 +433,9 @@ def main() -> None:
     pool = fw.Pool(a.runs, a.jobs, False)
     if a.ablation == "fig2a":
         fig2a(pool)
+        return
+    if a.ablation == "fig4b-load":
+        fig4b_load(pool)
         return
     if a.ablation == "fig3c-sizes":
         sjf_sizes(pool)
