@@ -10,6 +10,7 @@ preset (1 s, seeds 1-5):
     python tools/ablations/lowprio.py fig4b-load --runs OUT  # LPF-Fig4b vs load (full scale)
     python tools/ablations/lowprio.py fig8-load --runs /tmp/lpf-abl      # LPF-Fig8 vs load
     python tools/ablations/lowprio.py fig8-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
+    python tools/ablations/lowprio.py fig9-load --runs /tmp/lpf-abl      # LPF-Fig9 vs load
 
 The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
 reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
@@ -42,7 +43,7 @@ import pandas as pd
 
 from dcnsim.papers import framework as fw
 from dcnsim.papers import lowprio as L
-from dcnsim.papers.lowprio.knobs import RTOS
+from dcnsim.papers.lowprio.knobs import RTOS, TCP_VARIANTS
 
 SEEDS = (1, 2, 3, 4, 5)
 BASE = "lpf_colocation"
@@ -404,6 +405,7 @@ def main() -> None:
             "fig4b-load",
             "fig8-load",
             "fig8-profile",
+            "fig9-load",
             "fig10-ledbat",
             "fig10-tcplp",
             *TCP_ARMS,
@@ -484,6 +486,12 @@ def main() -> None:
                     pairs.append(
                         (f"{label}: RTO_min {rto} / 1 ms", f"{label}/{rto}", f"{label}/1ms")
                     )
+    elif a.ablation == "fig9-load":
+        # LPF-Fig9's four TCP variants (low class only) at each co-location load
+        for ld in (0.6, 0.7, 0.8):
+            for cc, sack in TCP_VARIANTS:
+                ov = L.coloc(1.0, load=ld, **L.low_transport(cc=cc, sack=sack))
+                arms[f"load {ld:.0%}/{cc}{'+SACK' if sack else ''}"] = ov
     elif a.ablation == "fig10-ledbat":
         # only LEDBAT's target changes
         arms["tcp"] = L.coloc(1.0)
@@ -500,6 +508,19 @@ def main() -> None:
         for s in SEEDS:
             pool.add((name, s), BASE, ov, s)
     pool.run()
+    if a.ablation == "fig9-load":
+        mean = L.STATS["mean"]
+        for ld in (0.6, 0.7, 0.8):
+            fct = {
+                n: L.low_fct([pool.get((n, s)) for s in SEEDS])
+                for n in arms
+                if n.startswith(f"load {ld:.0%}/")
+            }
+            spread = fw.bootstrap(lambda *x: max(map(mean, x)) / min(map(mean, x)), *fct.values())
+            means = ", ".join(
+                f"{n.split('/')[1]} {fw.bootstrap(mean, f).scaled(1e3)}" for n, f in fct.items()
+            )
+            print(f"load {ld:.0%}: mean FCT (ms) {means}; max / min {spread}", flush=True)
     if a.ablation.startswith("fig8-"):
         for name in arms:
             print(f"{name}: {tail_stats(pool, name)}", flush=True)

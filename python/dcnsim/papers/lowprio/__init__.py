@@ -85,6 +85,11 @@ Choices (stated, not tuned):
 - Co-location "high" load = {HIGH:.0%} of the parameter-server link for the ML class (80% in
   total with the 10% storage class, the total load of the paper's hybrid-services figure);
   Fig 4a reports {", ".join(f"{x:.0%}" for x in HIGH_SWEEP)} too. Low / medium = 15% / 30%.
+  The co-location findings hinge on this unstated load, and no single load gives all of
+  them: in one-change ablations (tools/ablations/lowprio.py, the notes of Figs 4a, 4b, 7, 8
+  and 9) Figs 4b, 8 and 9 come closest to the paper at 60% (Fig 9 holds there, Fig 8's
+  right arm and Fig 4b's order appear, with their other parts on the edge), while Figs 4a
+  and 7 reach the paper's magnitude only at 75-80%.
 - Co-location runs use 5 seeds at the reduced scale and 40 at full scale (their
   seed-to-seed variance is large); the others use the scale's seeds.
 - Figs 8–10 change only the low-priority class's transport (RTO_min, CC, SACK, LEDBAT /
