@@ -11,6 +11,8 @@ preset (1 s, seeds 1-5):
     python tools/ablations/lowprio.py fig8-load --runs /tmp/lpf-abl      # LPF-Fig8 vs load
     python tools/ablations/lowprio.py fig8-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig9-load --runs /tmp/lpf-abl      # LPF-Fig9 vs load
+    python tools/ablations/lowprio.py fig11-load --runs /tmp/lpf-abl     # WFQ vs load
+    python tools/ablations/lowprio.py fig11-cqcn --runs /tmp/lpf-abl     # TCP+ probe threshold
 
 The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
 reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
@@ -406,6 +408,8 @@ def main() -> None:
             "fig8-load",
             "fig8-profile",
             "fig9-load",
+            "fig11-load",
+            "fig11-cqcn",
             "fig10-ledbat",
             "fig10-tcplp",
             *TCP_ARMS,
@@ -492,6 +496,18 @@ def main() -> None:
             for cc, sack in TCP_VARIANTS:
                 ov = L.coloc(1.0, load=ld, **L.low_transport(cc=cc, sack=sack))
                 arms[f"load {ld:.0%}/{cc}{'+SACK' if sack else ''}"] = ov
+    elif a.ablation == "fig11-load":
+        # LPF-Fig11's SPQ and WFQ 99:1 runs (12 MB updates) at each co-location load
+        wfq = {"switch.scheduler": {"kind": "drr", "weights": [99, 1]}}
+        for ld in (0.6, 0.7, 0.8):
+            arms[f"load {ld:.0%}/spq"] = L.coloc(1.0, load=ld, update=12e6)
+            arms[f"load {ld:.0%}/wfq"] = L.coloc(1.0, load=ld, update=12e6, **wfq)
+    elif a.ablation == "fig11-cqcn":
+        # TCP+ (LPF §5.2) with the probe threshold LPF leaves open, at the preset's load
+        arms["spq"] = L.coloc(1.0, update=12e6)
+        for k in ("5KB", "10KB", "20KB", "40KB"):
+            tcpp = {**L.MECHANISMS["cqcn"], "scheme": {"kind": "cqcn", "threshold": k}}
+            arms[f"tcp+ {k}"] = L.coloc(1.0, update=12e6, **tcpp)
     elif a.ablation == "fig10-ledbat":
         # only LEDBAT's target changes
         arms["tcp"] = L.coloc(1.0)
@@ -521,6 +537,19 @@ def main() -> None:
                 f"{n.split('/')[1]} {fw.bootstrap(mean, f).scaled(1e3)}" for n, f in fct.items()
             )
             print(f"load {ld:.0%}: mean FCT (ms) {means}; max / min {spread}", flush=True)
+    if a.ablation.startswith("fig11-"):
+        fct = {n: [pool.get((n, s)) for s in SEEDS] for n in arms}
+        for n, runs in fct.items():
+            base = n.rsplit("/", 1)[0] + "/spq" if "/" in n else "spq"
+            if n == base:
+                continue
+            sp = fct[base]
+            red = ", ".join(
+                f"{b} p99.9 {L.rel(L.low_fct(sp, b), L.low_fct(runs, b), 'p99.9')}"
+                for b in L.BUCKETS
+            )
+            med = L.rel(L.low_fct(sp, "medium"), L.low_fct(runs, "medium"), "p99")
+            print(f"{n}: SPQ / this, {red}; medium p99 {med}", flush=True)
     if a.ablation.startswith("fig8-"):
         for name in arms:
             print(f"{name}: {tail_stats(pool, name)}", flush=True)

@@ -222,8 +222,8 @@ def eval_11(c: Ctx, fd: Finding) -> None:
     if fd.verdict != HOLDS:
         fd.note += " " + (
             "TCP+'s probe threshold (10 KB), interval (100 µs) and probe size (64 B) are not "
-            "given by LPF and are not swept; WFQ 99:1 leaves the low queue 1% of the link "
-            "during the on period. No ablation isolates the cause of the gap."
+            "given by LPF; the threshold is swept in an ablation (below), the interval and "
+            "size are not. WFQ 99:1 leaves the low queue 1% of the link during the on period."
         )
 
     def plot(ax: Any) -> None:
