@@ -157,6 +157,21 @@ def test_report_has_points_and_plots(out_dir: Path) -> None:
     assert "p99_500us_over_1ms_lo" in (out_dir / "report.csv").read_text()
 
 
+def test_notes_cite_only_ablations_the_tool_runs() -> None:
+    """Every ablation a note or the report names ("tools/ablations/lowprio.py fig8-load") is
+    one tools/ablations/lowprio.py runs, so a reader can re-run what a note cites."""
+    import re
+
+    import dcnsim.papers.lowprio.knobs as knobs
+
+    cited = set()
+    texts = [*lowprio.INVESTIGATED.values(), lowprio.PREAMBLE, Path(knobs.__file__).read_text()]
+    for text in texts:
+        cited |= set(re.findall(r"\b(fig\d+[a-z]?-[a-z]+)\b", text))
+    assert {"fig8-load", "fig4b-load", "fig9-load", "fig11-cqcn"} <= cited
+    assert cited <= set(_ablations().ABLATIONS)
+
+
 def test_investigated_notes_name_registered_figures_and_join_only_misses() -> None:
     """The ablation notes (lowprio.INVESTIGATED) belong to registered figures, and a figure's
     evaluation appends its note only when the finding does not hold."""

@@ -396,29 +396,33 @@ def ratio(pool: fw.Pool, a: Any, b: Any) -> str:
     return ", ".join(f"{st} {L.rel(fa, fb, st)}" for st in ("mean", "p99"))
 
 
+#: every ablation this script runs (the notes cite them by these names)
+ABLATIONS = (
+    "fig7-load",
+    "fig7-profile",
+    "fig4b-load",
+    "fig8-load",
+    "fig8-profile",
+    "fig9-load",
+    "fig11-load",
+    "fig11-cqcn",
+    "fig10-ledbat",
+    "fig10-tcplp",
+    *TCP_ARMS,
+    *SCENARIO_ARMS,
+    "fig3a-nohigh",
+    "fig3c-cap",
+    "fig3c-sizes",
+    "fig2a",
+)
+
+
 def main() -> None:
     global SEEDS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
         "ablation",
-        choices=(
-            "fig7-load",
-            "fig7-profile",
-            "fig4b-load",
-            "fig8-load",
-            "fig8-profile",
-            "fig9-load",
-            "fig11-load",
-            "fig11-cqcn",
-            "fig10-ledbat",
-            "fig10-tcplp",
-            *TCP_ARMS,
-            *SCENARIO_ARMS,
-            "fig3a-nohigh",
-            "fig3c-cap",
-            "fig3c-sizes",
-            "fig2a",
-        ),
+        choices=ABLATIONS,
     )
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
