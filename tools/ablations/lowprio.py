@@ -12,7 +12,7 @@ preset (1 s, seeds 1-5):
     python tools/ablations/lowprio.py fig8-profile --runs /tmp/lpf-abl   # low class on ns-3 TCP
     python tools/ablations/lowprio.py fig9-load --runs /tmp/lpf-abl      # LPF-Fig9 vs load
     python tools/ablations/lowprio.py fig11-load --runs /tmp/lpf-abl     # WFQ vs load
-    python tools/ablations/lowprio.py fig11-cqcn --runs /tmp/lpf-abl     # TCP+ probe threshold
+    python tools/ablations/lowprio.py fig11-cqcn --runs /tmp/lpf-abl     # TCP+ probe settings
 
 The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 1-3, the
 reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
@@ -507,11 +507,16 @@ def main() -> None:
             arms[f"load {ld:.0%}/spq"] = L.coloc(1.0, load=ld, update=12e6)
             arms[f"load {ld:.0%}/wfq"] = L.coloc(1.0, load=ld, update=12e6, **wfq)
     elif a.ablation == "fig11-cqcn":
-        # TCP+ (LPF §5.2) with the probe threshold LPF leaves open, at the preset's load
+        # TCP+ (LPF §5.2) with the probe threshold or the probe interval LPF leaves open (one
+        # at a time, the other at the preset's 10 KB / 100 us), at the preset's load
         arms["spq"] = L.coloc(1.0, update=12e6)
         for k in ("5KB", "10KB", "20KB", "40KB"):
             tcpp = {**L.MECHANISMS["cqcn"], "scheme": {"kind": "cqcn", "threshold": k}}
             arms[f"tcp+ {k}"] = L.coloc(1.0, update=12e6, **tcpp)
+        for iv in ("50us", "200us"):
+            low = L.low_transport(cqcn=True, cqcn_interval=iv, cqcn_probe="64B", cqcn_priority=0)
+            tcpp = {**L.MECHANISMS["cqcn"], **low}
+            arms[f"tcp+ interval {iv}"] = L.coloc(1.0, update=12e6, **tcpp)
     elif a.ablation == "fig10-ledbat":
         # only LEDBAT's target changes
         arms["tcp"] = L.coloc(1.0)

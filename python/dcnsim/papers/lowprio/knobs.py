@@ -222,8 +222,9 @@ def eval_11(c: Ctx, fd: Finding) -> None:
     if fd.verdict != HOLDS:
         fd.note += " " + (
             "TCP+'s probe threshold (10 KB), interval (100 µs) and probe size (64 B) are not "
-            "given by LPF; the threshold is swept in an ablation (below), the interval and "
-            "size are not. WFQ 99:1 leaves the low queue 1% of the link during the on period."
+            "given by LPF; the threshold and the interval are swept in an ablation (below), the "
+            "probe size is not. WFQ 99:1 leaves the low queue 1% of the link during the on "
+            "period."
         )
 
     def plot(ax: Any) -> None:
