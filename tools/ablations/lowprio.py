@@ -514,8 +514,8 @@ def main() -> None:
             tcpp = {**L.MECHANISMS["cqcn"], "scheme": {"kind": "cqcn", "threshold": k}}
             arms[f"tcp+ {k}"] = L.coloc(1.0, update=12e6, **tcpp)
         for iv in ("50us", "200us"):
-            low = L.low_transport(cqcn=True, cqcn_interval=iv, cqcn_probe="64B", cqcn_priority=0)
-            tcpp = {**L.MECHANISMS["cqcn"], **low}
+            low = {**L.MECHANISMS["cqcn"]["transports.low"], "cqcn_interval": iv}
+            tcpp = {**L.MECHANISMS["cqcn"], "transports.low": low}
             arms[f"tcp+ interval {iv}"] = L.coloc(1.0, update=12e6, **tcpp)
     elif a.ablation == "fig10-ledbat":
         # only LEDBAT's target changes
