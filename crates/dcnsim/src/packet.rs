@@ -83,7 +83,7 @@ pub mod colour {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Packet {
-    /// Intrusive list link while in a queue; while on a wire, the port it left (its
+    /// Intrusive list link while in a queue; while on a wire, the node it goes to (its
     /// `Arrive` event carries the packet: see `Sim::start_tx`).
     pub next: PktId,
     /// Bytes on the wire, all overheads included: what serialization is computed from.
@@ -113,7 +113,8 @@ pub struct Packet {
     /// Transport payload bytes.
     pub payload: u32,
     /// At a switch under PFC: the switch's port the packet arrived on (its ingress for
-    /// IEEE 802.1Qbb accounting); `NIL` while at the sending host.
+    /// IEEE 802.1Qbb accounting), set when the packet starts on the wire toward it; `NIL`
+    /// while at the sending host.
     pub ingress: u32,
     /// When the packet was created (one-way delay accounting).
     pub created: Time,

@@ -90,7 +90,7 @@ fn contend(sched: SchedConfig, classes: &[u8], dur: Time) -> Sim {
 }
 
 fn bytes_out(sim: &Sim, port: usize, q: usize) -> u64 {
-    sim.ports[port].stats[q].bytes_out
+    sim.ports[port].q[q].bytes_out
 }
 
 /// Global id of the switch port facing the destination host (the last host).
@@ -204,13 +204,13 @@ fn static_limits_never_exceeded() {
     }
     sim.run(Time::MAX, u64::MAX);
     let e = egress_to_last(&sim);
-    let s = &sim.ports[e].stats;
+    let (q, s) = (&sim.ports[e].q, &sim.ports[e].stats);
     assert!(
-        s[0].max_bytes <= 30_000 && s[0].max_bytes >= 28_500,
+        q[0].max_bytes <= 30_000 && q[0].max_bytes >= 28_500,
         "{}",
-        s[0].max_bytes
+        q[0].max_bytes
     );
-    assert_eq!(s[1].max_pkts, 7);
+    assert_eq!(q[1].max_pkts, 7);
     assert!(s[0].drops[0] > 0 && s[1].drops[0] > 0);
 }
 
@@ -305,11 +305,11 @@ fn reserved_bytes_are_never_used_by_another_queue() {
     sim.add_source(b);
     sim.run(Time::MAX, u64::MAX);
     let e = egress_to_last(&sim);
-    let s = &sim.ports[e].stats;
+    let (q, s) = (&sim.ports[e].q, &sim.ports[e].stats);
     assert!(
-        s[0].max_bytes <= 60_000,
+        q[0].max_bytes <= 60_000,
         "queue 0 used reserved bytes: {}",
-        s[0].max_bytes
+        q[0].max_bytes
     );
     assert!(s[0].drops[1] > 0, "queue 0 was limited by the port limit");
     assert_eq!(
@@ -429,7 +429,8 @@ fn random_run(seed: u64) -> (u64, u64, u64, Vec<u64>) {
         .map(|p| {
             p.stats
                 .iter()
-                .map(|s| s.ecn_marks * 1000 + s.drops.iter().sum::<u64>())
+                .zip(&p.q)
+                .map(|(s, q)| q.ecn_marks * 1000 + s.drops.iter().sum::<u64>())
                 .sum()
         })
         .collect();
@@ -492,7 +493,7 @@ fn scheme_hooks_tag_decide_and_observe() {
         sim.ports[e].stats[1].drops[3], t.n.dropped,
         "scheme drops are counted by reason"
     );
-    assert!(sim.ports[e].stats[1].max_bytes <= 15_000 + 2 * 1500);
+    assert!(sim.ports[e].q[1].max_bytes <= 15_000 + 2 * 1500);
 }
 
 /// C3 §2 (Fig 3c): a WFQ weight change requested at `at` serves only from `at + delay`.

@@ -59,7 +59,7 @@ fn step_marks_iff_occupancy_at_least_k_at_enqueue() {
         p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
             .unwrap();
         assert_eq!(a.get(id).flags & flags::CE, 0);
-        assert_eq!(p.stats[0].ecn_marks, expected_marks);
+        assert_eq!(p.q[0].ecn_marks, expected_marks);
     }
 }
 

@@ -12,4 +12,4 @@ pub use config::{
     ColourConfig, ColourMode, EcnConfig, HostConfig, PerQueue, PfcConfig, PortConfig, SchedConfig,
     SwitchConfig,
 };
-pub use port::{Port, Profile, QueueStats};
+pub use port::{ClassQueue, Port, Profile, QueueStats};

@@ -112,18 +112,53 @@ impl Profile {
     }
 }
 
-/// Per-queue counters. The ones every packet updates (in, out, the maxima) come first, so
-/// that with the 64-byte alignment they share one cache line; drops and marks follow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A class queue: its FIFO and the counters an enqueue or a dequeue updates, in one cache
+/// line, so a packet's hop touches no other line for its queue (issue 17: at 1,000+ hosts
+/// a separate counters line was one more miss per hop). Packets and bytes in are not
+/// counted: they are those out plus those queued (`pkts_in`, `bytes_in`), since a packet
+/// leaves the FIFO only through the scheduler's dequeue.
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
-pub struct QueueStats {
-    pub pkts_in: u64,
-    pub bytes_in: u64,
+pub struct ClassQueue {
+    pub list: PktList,
     pub pkts_out: u64,
     pub bytes_out: u64,
+    /// The most bytes and packets the queue has held.
     pub max_bytes: u64,
     pub max_pkts: u64,
     pub ecn_marks: u64,
+}
+
+impl std::ops::Deref for ClassQueue {
+    type Target = PktList;
+    #[inline(always)]
+    fn deref(&self) -> &PktList {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for ClassQueue {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut PktList {
+        &mut self.list
+    }
+}
+
+impl ClassQueue {
+    /// Packets admitted to the queue so far.
+    pub fn pkts_in(&self) -> u64 {
+        self.pkts_out + self.list.pkts as u64
+    }
+    /// Bytes admitted to the queue so far.
+    pub fn bytes_in(&self) -> u64 {
+        self.bytes_out + self.list.bytes
+    }
+}
+
+/// Per-queue drop counters (only a drop updates them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct QueueStats {
     /// Drops by colour (any reason).
     pub green_drops: u64,
     pub red_drops: u64,
@@ -131,10 +166,10 @@ pub struct QueueStats {
 }
 
 /// Field order is fixed (`repr(C)`, 64-byte aligned) so that a packet's hop touches few
-/// lines of its port: line 0 holds what starting a transmission and an arrival read (the
-/// clock, the shaper, the peer, the profile and the small flags), line 1 the port's
-/// occupancy and transmit counters, line 2 the driver queue and queue 0's list; the other
-/// queues' lists, DRR state and the per-queue counters (queue 0's hot counters in one line)
+/// lines of its port: line 0 holds what starting a transmission reads (the clock, the
+/// shaper, the peer, the profile and the small flags), line 1 the port's occupancy and
+/// transmit counters and the driver queue, then one line per class queue (its FIFO and
+/// counters, from line 2); the colour and token-bucket state, DRR state and drop counters
 /// follow. At 1,000+ hosts the ports no longer fit in the cache and each extra line a hop
 /// touches is a miss (issue 17).
 #[repr(C, align(64))]
@@ -167,15 +202,15 @@ pub struct Port {
     pub unres_bytes: u64,
     pub busy_time: Time,
     pub pkts_sent: u64,
-    /// The rest of line 1 (the queue lists start on line 2).
-    _pad1: [u64; 3],
-    // ---- line 2 (with q[0])
+    /// The driver queue (hosts with `host.driver_queue`); every transmission start reads
+    /// its bytes (`backlog`).
     pub driver: PktList,
+    // ---- lines 2..: one per class queue
+    pub q: [ClassQueue; MAX_QUEUES],
     /// Red bytes queued in colour-aware queues (colour mode `red_only`).
     pub red_bytes: u64,
     /// Token bucket: the time the bucket is full again if nothing else is sent.
     pub tb_full: Time,
-    pub q: [PktList; MAX_QUEUES],
     pub drr: DrrState,
     pub stats: [QueueStats; MAX_QUEUES],
 }
@@ -185,9 +220,9 @@ pub struct Port {
 const _: () = {
     assert!(std::mem::offset_of!(Port, bytes) == 64);
     assert!(std::mem::offset_of!(Port, wake_pending) < 64);
-    assert!(std::mem::offset_of!(Port, driver) == 128);
-    assert!(std::mem::offset_of!(Port, q) + std::mem::size_of::<PktList>() <= 192);
-    assert!(std::mem::size_of::<QueueStats>() == 128);
+    assert!(std::mem::offset_of!(Port, driver) + std::mem::size_of::<PktList>() <= 128);
+    assert!(std::mem::offset_of!(Port, q) == 128);
+    assert!(std::mem::size_of::<ClassQueue>() == 64);
 };
 
 impl Port {
@@ -206,7 +241,7 @@ impl Port {
             profile,
             clock,
             delay,
-            q: [PktList::default(); MAX_QUEUES],
+            q: [ClassQueue::default(); MAX_QUEUES],
             nonempty: 0,
             bytes: 0,
             pkts: 0,
@@ -222,7 +257,6 @@ impl Port {
             stats: [QueueStats::default(); MAX_QUEUES],
             busy_time: 0,
             pkts_sent: 0,
-            _pad1: [0; 3],
         }
     }
 
@@ -347,7 +381,7 @@ impl Port {
             let pkt = arena.get_mut(id);
             if pkt.flags & flags::ECT != 0 && marker.at_enqueue(b, p, rng) {
                 if pkt.flags & flags::CE == 0 {
-                    self.stats[qi].ecn_marks += 1;
+                    self.q[qi].ecn_marks += 1;
                 }
                 pkt.flags |= flags::CE;
             }
@@ -357,20 +391,13 @@ impl Port {
         if pool.used > pool.max_used {
             pool.max_used = pool.used;
         }
-        self.q[qi].push_back(arena, id);
+        let ql = &mut self.q[qi];
+        ql.list.push_back(arena, id);
+        ql.max_bytes = ql.max_bytes.max(ql.list.bytes);
+        ql.max_pkts = ql.max_pkts.max(ql.list.pkts as u64);
         self.nonempty |= 1 << qi;
         self.bytes += size;
         self.pkts += 1;
-        let s = &mut self.stats[qi];
-        s.pkts_in += 1;
-        s.bytes_in += size;
-        let ql = &self.q[qi];
-        if ql.bytes > s.max_bytes {
-            s.max_bytes = ql.bytes;
-        }
-        if ql.pkts as u64 > s.max_pkts {
-            s.max_pkts = ql.pkts as u64;
-        }
     }
 
     /// Records a drop at queue `qi` of a packet of colour `c`.
@@ -421,7 +448,12 @@ impl Port {
         pool.used -= freed;
         self.bytes -= size;
         self.pkts -= 1;
-        if self.q[qi].is_empty() {
+        if !self.q[qi].is_empty() {
+            // The new head leaves next, at the end of this packet's serialization (a
+            // `TxDone` about one packet time from now): start fetching its line, which has
+            // usually left the cache since it was queued (a hint; issue 17).
+            dcnsim_engine::prefetch(arena.slot_ptr(self.q[qi].head));
+        } else {
             self.nonempty &= !(1 << qi);
             // Only DRR queues hold a deficit (a strict or FIFO queue's is never charged):
             // skipping the others keeps the DRR state's cold line out of a FIFO port's hop.
@@ -429,7 +461,7 @@ impl Port {
                 self.drr.on_empty(qi);
             }
         }
-        let st = &mut self.stats[qi];
+        let st = &mut self.q[qi];
         st.pkts_out += 1;
         st.bytes_out += size;
         if prof.any_dequeue_marking {
@@ -442,7 +474,7 @@ impl Port {
             let pkt = arena.get_mut(id);
             if pkt.flags & flags::ECT != 0 && m.at_dequeue(b, p) {
                 if pkt.flags & flags::CE == 0 {
-                    st.ecn_marks += 1;
+                    self.q[qi].ecn_marks += 1;
                 }
                 pkt.flags |= flags::CE;
             }

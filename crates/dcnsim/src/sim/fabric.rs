@@ -5,6 +5,7 @@
 
 use super::{Ecmp, Event, Sim};
 use crate::net::buffer::DropReason;
+use crate::net::config::MAX_QUEUES;
 use crate::packet::{flags, PktId, PktKind, NIL};
 use crate::scheme::{EnqCtx, Scheme, TxCtx, Verdict};
 use crate::topo::NodeKind;
@@ -92,7 +93,7 @@ impl Sim {
                     let pk = self.arena.get_mut(id);
                     if pk.flags & flags::ECT != 0 && pk.flags & flags::CE == 0 {
                         pk.flags |= flags::CE;
-                        self.ports[pi].stats[qi].ecn_marks += 1;
+                        self.ports[pi].q[qi].ecn_marks += 1;
                     }
                 }
                 Verdict::Reclass(c) => {
@@ -189,9 +190,12 @@ impl Sim {
             None => (now + dt + p.delay, now + dt),
             Some(depth) => (now + p.delay, p.charge_token_bucket(now, dt, depth)),
         };
-        // On the wire the packet is in no list: its link names the port it left, which the
-        // arrival reads (no per-wire FIFO, no write to the previous packet's line).
-        pk.next = port;
+        // On the wire the packet is in no list: its link names the node it goes to, which
+        // the arrival reads (no per-wire FIFO, no write to the previous packet's line, and
+        // no read of this port's line when it arrives: at 1,000+ hosts that line has left
+        // the cache by then; docs/performance.md, "The arrival reads no port").
+        let peer = p.peer;
+        pk.next = peer;
         pk.hops = pk.hops.saturating_add(1);
         p.busy_until = next;
         p.busy_time += dt;
@@ -214,6 +218,11 @@ impl Sim {
         if self.pfc.is_some() {
             // The packet has left this switch: its ingress count drops (IEEE 802.1Qbb).
             self.pfc_on_leave(port, id);
+            if peer >= self.n_hosts {
+                // ... and the next switch will account it to the port it comes in on (set
+                // here, where this port's index is at hand; nothing reads it on the wire).
+                self.arena.get_mut(id).ingress = self.rev[pi];
+            }
         }
         if self.pcap.is_some() {
             self.pcap_on_tx(port, id);
@@ -242,7 +251,7 @@ impl Sim {
         let nq = self.profiles[p.profile as usize].nq as usize;
         let hop = crate::packet::IntHop {
             qlen: p.backlog(),
-            tx_bytes: p.stats[..nq].iter().map(|s| s.bytes_out).sum(),
+            tx_bytes: p.q[..nq].iter().map(|q| q.bytes_out).sum(),
             ts: now,
             rate: p.clock.rate().0,
         };
@@ -256,16 +265,13 @@ impl Sim {
 
     pub(super) fn on_arrive(&mut self, id: PktId) {
         let pk = self.arena.get_mut(id);
-        let pi = pk.next as usize;
+        // The node at the far end of the wire (`start_tx`); hosts are numbered first
+        // (`Graph::check`). Under PFC the packet already names its ingress port here.
+        let peer = pk.next;
         pk.next = NIL;
-        let peer = self.ports[pi].peer;
-        if self.nodes[peer as usize].kind == NodeKind::Host {
+        if peer < self.n_hosts {
             self.host_receive(peer, id);
         } else {
-            if self.pfc.is_some() {
-                // IEEE 802.1Qbb: the switch accounts the packet to the port it came in on.
-                self.arena.get_mut(id).ingress = self.rev[pi];
-            }
             self.forward(peer, id);
         }
     }
@@ -294,11 +300,17 @@ impl Sim {
     /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
     #[inline]
     fn forward(&mut self, node: u32, id: PktId) {
-        let (dst, entropy) = {
+        let (dst, entropy, class) = {
             let p = self.arena.get(id);
-            (p.dst, p.entropy)
+            (p.dst, p.entropy, p.class as usize)
         };
         let out = self.pick_port(node, dst, entropy);
+        // The enqueue reads the port's line 0 first and only then, through the profile,
+        // knows its queue: ask for the occupancy line and the (likely) queue's line now so
+        // the three misses overlap (a hint; `Port`'s layout: queue q on line 2 + q).
+        let p = self.ports.as_ptr().wrapping_add(out as usize) as *const u8;
+        dcnsim_engine::prefetch(p.wrapping_add(64));
+        dcnsim_engine::prefetch(p.wrapping_add(128 + 64 * class.min(MAX_QUEUES - 1)));
         self.port_enqueue(out, id, true);
     }
 

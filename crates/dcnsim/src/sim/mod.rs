@@ -489,7 +489,14 @@ impl Sim {
         let bits = self.ev.peek_lane_bits();
         let i = (bits & MAX_EVENT_INDEX) as usize;
         match bits >> 26 {
-            0 => dcnsim_engine::prefetch(self.ports.as_ptr().wrapping_add(i)),
+            0 => {
+                // A wake-up reads the port's first two lines and dequeues (usually) from
+                // queue 0, the third (`Port`'s layout).
+                let p = self.ports.as_ptr().wrapping_add(i) as *const u8;
+                dcnsim_engine::prefetch(p);
+                dcnsim_engine::prefetch(p.wrapping_add(64));
+                dcnsim_engine::prefetch(p.wrapping_add(128));
+            }
             1 => dcnsim_engine::prefetch(self.arena.slot_ptr(i as PktId)),
             _ => {}
         }

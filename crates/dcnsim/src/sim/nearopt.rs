@@ -143,7 +143,7 @@ impl Sim {
             let max_min = self.nearopt.share == Share::MaxMin;
             let mut higher = 0.0; // Σ_{c<i} (B_c + Q_c) / T: the higher-priority load
             for c in 0..nq {
-                let out = port.stats[c].bytes_out;
+                let out = port.q[c].bytes_out;
                 let b = (out - l.last_out[c]) as f64 / t;
                 l.last_out[c] = out;
                 let q = port.q[c].bytes as f64;

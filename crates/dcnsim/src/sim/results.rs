@@ -401,16 +401,16 @@ impl Sim {
             let nq = self.profiles[p.profile as usize].nq as usize;
             let node = &self.nodes[p.node as usize];
             for q in 0..nq {
-                let s = &p.stats[q];
+                let (s, c) = (&p.stats[q], &p.q[q]);
                 t.node.push(p.node as u64);
                 t.node_name.push(node.name.clone());
                 t.port.push(pi as u64);
                 t.peer_name.push(self.nodes[p.peer as usize].name.clone());
                 t.queue.push(q as u64);
-                t.pkts_in.push(s.pkts_in);
-                t.bytes_in.push(s.bytes_in);
-                t.pkts_out.push(s.pkts_out);
-                t.bytes_out.push(s.bytes_out);
+                t.pkts_in.push(c.pkts_in());
+                t.bytes_in.push(c.bytes_in());
+                t.pkts_out.push(c.pkts_out);
+                t.bytes_out.push(c.bytes_out);
                 t.drops.push(s.drops.iter().sum());
                 t.drops_static.push(s.drops[0]);
                 t.drops_port.push(s.drops[1]);
@@ -431,9 +431,9 @@ impl Sim {
                 t.pfc_resume_sent.push(rs);
                 t.pfc_pause_rx.push(rx);
                 t.pfc_paused_s.push(to_secs(self.pfc_paused_time(pi, q)));
-                t.ecn_marks.push(s.ecn_marks);
-                t.max_bytes.push(s.max_bytes);
-                t.max_pkts.push(s.max_pkts);
+                t.ecn_marks.push(c.ecn_marks);
+                t.max_bytes.push(c.max_bytes);
+                t.max_pkts.push(c.max_pkts);
                 t.busy_s.push(to_secs(p.busy_time));
                 t.is_host.push(node.kind == NodeKind::Host);
             }

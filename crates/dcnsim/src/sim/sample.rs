@@ -36,7 +36,7 @@ impl Sim {
             let port = &self.ports[p as usize];
             let nq = self.profiles[port.profile as usize].nq;
             for q in 0..nq {
-                let s = &port.stats[q as usize];
+                let (s, c) = (&port.stats[q as usize], &port.q[q as usize]);
                 // Serialization time up to now: the current packet's remaining time is
                 // already in `busy_time` (a token bucket lets packets go at once: none).
                 let ahead = match port.tb_depth {
@@ -44,7 +44,7 @@ impl Sim {
                     Some(_) => 0,
                 };
                 let busy = port.busy_time - ahead;
-                let cum = [s.bytes_out, s.drops.iter().sum(), s.ecn_marks, busy];
+                let cum = [c.bytes_out, s.drops.iter().sum(), c.ecn_marks, busy];
                 if k == self.sample_prev.len() {
                     self.sample_prev.push([0; 4]);
                 }
