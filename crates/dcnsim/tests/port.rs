@@ -219,12 +219,23 @@ fn random_operation_sequences_keep_invariants() {
             };
             let mut p = port();
             let mut live = 0u64;
+            // Per queue, counted here: packets and bytes admitted, the most bytes and
+            // packets held (what the port derives or keeps in `ClassQueue`).
+            let (mut adm, mut adm_b, mut most_b, mut most_p) =
+                ([0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8]);
             for _ in 0..300 {
                 if rng.chance(0.6) {
                     let q = rng.below(prof.nq as u64) as usize;
-                    let id = pkt(&mut a, 64 + rng.below(1437) as u32, true);
+                    let wire = 64 + rng.below(1437) as u32;
+                    let id = pkt(&mut a, wire, true);
                     match p.enqueue(&prof, q, id, &mut a, &mut pool, &mut mrng) {
-                        Ok(()) => live += 1,
+                        Ok(()) => {
+                            live += 1;
+                            adm[q] += 1;
+                            adm_b[q] += wire as u64;
+                            most_b[q] = most_b[q].max(p.q[q].bytes);
+                            most_p[q] = most_p[q].max(p.q[q].pkts as u64);
+                        }
                         Err(_) => a.free(id),
                     }
                 } else if let Some(id) = p.next_to_send(&prof, &mut a, &mut pool) {
@@ -233,6 +244,15 @@ fn random_operation_sequences_keep_invariants() {
                 }
                 p.check_invariants(&prof, &a);
                 assert_eq!(p.pkts, live, "{name}");
+                for q in 0..prof.nq as usize {
+                    let c = &p.q[q];
+                    assert_eq!(
+                        (c.pkts_in(), c.bytes_in()),
+                        (adm[q], adm_b[q]),
+                        "{name}: in"
+                    );
+                    assert_eq!((c.max_bytes, c.max_pkts), (most_b[q], most_p[q]), "{name}");
+                }
                 if pool_total > 0 {
                     assert!(pool.used <= pool_total, "{name}: pool overfilled");
                     assert_eq!(pool.used, p.unres_bytes, "{name}: pool accounting");
