@@ -206,30 +206,38 @@ def fw_duration(res: Any) -> float:
     raise ValueError(f"run.duration {d!r}")
 
 
+def _sjf_full(pool: fw.Pool, loads: tuple[float, ...]) -> dict[tuple[str, float], list]:
+    """The reproduction's full-scale SJF runs of both workloads at `loads` (seeds 1-3) and
+    their Near-Opt replays, matched per seed as :func:`_matched` does."""
+    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
+    pts = [(cdf, ld) for ld in loads for cdf in ("websearch", "datamining_vl2")]
+    for cdf, ld in pts:
+        for s in c.seeds:
+            pool.add((cdf, ld, s), "lpf_sjf", L._sjf_ov(c, cdf, ld), s)
+    pool.run()
+    for cdf, ld in pts:
+        for s in c.seeds:
+            pool.add((cdf, ld, "no", s), L._replay(pool.get((cdf, ld, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    return {
+        (cdf, ld): _matched(
+            [pool.get((cdf, ld, s)) for s in c.seeds],
+            [pool.get((cdf, ld, "no", s)) for s in c.seeds],
+        )
+        for cdf, ld in pts
+    }
+
+
 def sjf_sizes(pool: fw.Pool) -> None:
     """LPF-Fig3c at high load, full scale: the DM / WS p99.9 gap over all flows (the
     reproduction's statistic), with the data-mining flows restricted to sizes web search also
     has (<= 30 MB) or <= 100 MB, and over the flows that finished by the end of the run (what
     a run with run.horizon = run.duration would count: the simulation before the horizon does
     not depend on it)."""
-    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
     load = L.SJF_LOADS[-1][1]
-    for cdf in ("websearch", "datamining_vl2"):
-        for s in c.seeds:
-            pool.add((cdf, s), "lpf_sjf", L._sjf_ov(c, cdf, load), s)
-    pool.run()
-    for cdf in ("websearch", "datamining_vl2"):
-        for s in c.seeds:
-            pool.add((cdf, "no", s), L._replay(pool.get((cdf, s)), "lpf_sjf"), {}, s)
-    pool.run()
-    m = {
-        cdf: _matched(
-            [pool.get((cdf, s)) for s in c.seeds], [pool.get((cdf, "no", s)) for s in c.seeds]
-        )
-        for cdf in ("websearch", "datamining_vl2")
-    }
-    ws, dm = m["websearch"], m["datamining_vl2"]
-    print(f"SJF high load ({load:.0%}), full scale, seeds {c.seeds}:", flush=True)
+    m = _sjf_full(pool, (load,))
+    ws, dm = m["websearch", load], m["datamining_vl2", load]
+    print(f"SJF high load ({load:.0%}), full scale, seeds {L.FULL.seeds}:", flush=True)
     for label, keep in (
         ("all flows (the reproduction)", lambda a: a),
         ("DM <= 30 MB (web search's largest)", lambda a: a[a[:, 2] <= 30e6]),
@@ -261,36 +269,22 @@ def sjf_reading(pool: fw.Pool) -> None:
     TCP's FCTs ÷ the same percentile under Near-Opt (the reproduction's statistic) and the
     percentile of the per-flow ratios (each flow's TCP FCT ÷ its own Near-Opt FCT, the same
     flows matched as the reproduction matches them)."""
-    c = SimpleNamespace(scale=L.FULL, seeds=L.FULL.seeds)
-    cdfs = ("websearch", "datamining_vl2")
-    for _, load in L.SJF_LOADS:
-        for cdf in cdfs:
-            for s in c.seeds:
-                pool.add((cdf, load, s), "lpf_sjf", L._sjf_ov(c, cdf, load), s)
-    pool.run()
-    for _, load in L.SJF_LOADS:
-        for cdf in cdfs:
-            for s in c.seeds:
-                tcp = pool.get((cdf, load, s))
-                pool.add((cdf, load, "no", s), L._replay(tcp, "lpf_sjf"), {}, s)
-    pool.run()
+    m = _sjf_full(pool, tuple(ld for _, ld in L.SJF_LOADS))
     f999 = L.STATS["p99.9"]
 
     def per_flow(a: np.ndarray) -> float:
         return float(f999(a[:, 0] / a[:, 1]))
 
-    print(f"SJF, full scale, seeds {c.seeds}: TCP / Near-Opt at p99.9", flush=True)
+    print(f"SJF, full scale, seeds {L.FULL.seeds}: TCP / Near-Opt at p99.9", flush=True)
     for name, load in L.SJF_LOADS:
-        m = {}
-        for cdf in cdfs:
-            tcp = [pool.get((cdf, load, s)) for s in c.seeds]
-            m[cdf] = _matched(tcp, [pool.get((cdf, load, "no", s)) for s in c.seeds])
+        for cdf in ("websearch", "datamining_vl2"):
+            x = m[cdf, load]
             print(
                 f"  {name} ({load:.0%}) {cdf}: ratio of percentiles "
-                f"{fw.bootstrap(_p999_ratio, m[cdf])}, percentile of per-flow ratios "
-                f"{fw.bootstrap(per_flow, m[cdf])}; {sum(map(len, m[cdf]))} flows"
+                f"{fw.bootstrap(_p999_ratio, x)}, percentile of per-flow ratios "
+                f"{fw.bootstrap(per_flow, x)}; {sum(map(len, x))} flows"
             )
-        dm, ws = m["datamining_vl2"], m["websearch"]
+        dm, ws = m["datamining_vl2", load], m["websearch", load]
         print(
             f"  {name}: DM / WS gap, ratio of percentiles {fw.bootstrap(_p999_gap, dm, ws)}, "
             f"per-flow {fw.bootstrap(lambda a, b: per_flow(a) / per_flow(b), dm, ws)}"
