@@ -87,9 +87,11 @@ INVESTIGATED: dict[str, str] = {
         "rule asks non-decreasing with no tolerance). Not investigated."
     ),
     "Fig2d": (
-        "Measured in this report's version (the four fixes of the preamble): C3 TS/DS/PS "
-        "misses 3% (Eq. 1/2) and 0% with (b), the second reading above; without C3 none "
-        "misses, so C3 cannot be fewer. One-change ablations of the C3 run (reduced, "
+        "Fig2d's Base-DS misses and, with TS, the timeline and its cause: see the preamble. "
+        "Measured with the four fixes of the preamble but before the DS rounds joined TS at "
+        "0.5 s (DS started with TS at 0): C3 TS/DS/PS missed 3% (Eq. 1/2) and 0% with (b), "
+        "the second reading above, and without C3 none missed, so C3 could not be fewer. "
+        "One-change ablations of that C3 run (reduced, "
         "deterministic), as hypotheses: H1 the DS pipe's R_G left out the bytes queued in "
         "the pipe: confirmed and fixed (8% -> 3%, 54 bottleneck drops -> 0). H2 the three "
         "late flows (138 KB, late by 0.1-0.5 ms) finish a path delay after the pipe released "
@@ -333,26 +335,45 @@ share. Ablations of Base-DS (one change each, not shipped): d fixed at 1 (DCTCP;
 ns-2's framing (`tools/ablations/c3.py fig2d-framing`: a frame is the IP packet) 100 of
 500 late as with the preset, by at most 0.044 ms instead of 0.40 ms (TS/DS 0, TS/DS/PS 0 of
 500; with the preset 0 and 4): the framing moves the lateness, not the count, so it is not
-the cause. With TS (1000 Mb/s) and TS+PS (1500 Mb/s) the DS class gets more than 500 Mb/s,
-the bottleneck queue stays below 55 frames, nobody times out and no deadline is missed: the
-paper's 2/10 and 6/10 are not reproduced. Nor with another transport inside the TS flows'
-ElasticSwitch limiters (spec §4.5: "TCP flows run as usual"; the preset runs DCTCP), one
-change each (`tools/ablations/c3.py fig2d-es-inner`, reduced, 10 rounds): NewReno with ECN,
-NewReno without ECN (348 drops) and Cubic with ECN leave Coexist-TS/DS at 0 of 100 late and
-Coexist-TS/DS/PS at 0, 0 and 2 of 100. With the TS flows replaced by two open-loop 250 Mb/s
-streams (their limiters' floor, unresponsive: a change of the model, not a reading of the
-paper; `fig2d-ts-cbr`, reduced) Coexist-TS/DS stays at 0 of 100 and TS/DS/PS has 9 of 100
-late: the paper's 2 of 10 with TS alone does not appear even then. Not tuned.
+the cause.
+
+Fig2d with TS: the paper's Coexist-TS/DS starts the TS flows at 0 s and the DS rounds at 0.5
+s (C3 §2.2; Fig 2e/f show that run), and its Fig 2d shows the ten flows of one round. Until
+2026-11-27 the reproduction started DS with TS at 0, when the TS pair's ElasticSwitch limiter
+is at its guarantee (500 Mb/s): DS then got the other 500 Mb/s or more and no flow was late
+(TS/DS 0, TS/DS/PS 0 of 100), and the ablations then tried (another transport inside the TS
+limiters, TS as two open-loop 250 Mb/s streams) did not change that. The runs now follow the
+paper's timeline (`motiv_join_ms` = 500 at both scales; [CHOICE] TS/DS/PS and C3 TS/DS/PS, for
+which the paper gives no times, the same, PS starting with DS) and the finding judges the
+first round. Measured (reduced): late in the first round Base-DS 2, TS/DS 3, TS/DS/PS 9, C3
+TS/DS/PS 0 of 10; in every round 20%, 3%, 19%, 3%. Cause, confirmed by one change
+(`tools/ablations/c3.py fig2d-join --rounds 3`, DS joining at 400-600 ms in steps of 20):
+while TS is alone its limiter grows by 5% of the guarantee per clean 5 ms interval until the
+bottleneck queue marks, so when DS joins it can be anywhere from 500 Mb/s to the link rate;
+ES halves it at most once per marked interval and never below the guarantee, and the first
+rounds get less than the link minus the guarantee. With the preset, TS/DS's first round has
+0 late at a limiter of 500 Mb/s, 3 at 600, 7-8 at 700, 9-10 at 800 Mb/s and more; with the
+increase off (the limiter stays at 500 Mb/s; one change) 0 of 10 at every join time in both
+runs, and 0-1 in TS/DS/PS. So the count with TS depends on where the limiter is when DS
+joins: at the paper's 0.5 s 3 of 10 (the paper 2), at 480 and 600 ms 0, elsewhere 7-10.
+Other one-change runs of the new timeline (first round, reduced, 10 rounds): another
+transport inside the TS limiters (`fig2d-es-inner`) NewReno with ECN 0 / 0, NewReno without
+ECN 3 / 10 (351 drops) and Cubic with ECN 0 / 10 of 10 late (TS/DS / TS/DS/PS); TS as two
+open-loop 250 Mb/s streams (`fig2d-ts-cbr`) 0 / 1 of 10; ns-2's framing at full scale
+(`fig2d-framing`) 0 / 8 of 10 (preset 3 / 9). The step from TS/DS to TS/DS/PS holds in each
+of them but the open-loop one; the step from Base-DS to TS/DS is fragile (its interval
+straddles 0 in the finding). Not tuned.
 
 Which reading of Eq. 1 the verdicts use: the printed R_w ← (1 + w)·R_w (`variant = "paper"`),
 because it is what the paper prints; spec §5.3.3 lists the text's "weighted additive increase"
 among the ambiguities [CHOICE], so Fig2d and Fig2c also report C3 under `variant =
 "additive"` (R_w + w·10 Mb/s per 5 ms) as a second reading, not judged. Measured (reduced):
-Fig2d C3 misses 3% under the printed law (without C3 0%, so `c3_fewer` fails), 0% under the
-additive reading; Fig2c's LS round trip with DS, relative to LS alone, is mean x1.33 / p99
-x5.85 under C3 with the printed law (x1.37 / x2.66 without C3) and x0.90 / x0.79 under the
-additive reading: the printed law's x2 / (1 − α) swings of the DS pipe every 5 ms queue LS
-behind it, the additive reading does not (Fig2c's note lists the ablations).
+Fig2d's first round (DS joining TS at 0.5 s): C3 0 of 10 late under the printed law, 7 of 10
+under the additive reading (without C3 9 of 10; in every round 3%, 7% and 19%); Fig2c's LS
+round trip with DS, relative to LS alone, is mean x1.33 / p99 x5.85 under C3 with the printed
+law (x1.37 / x2.66 without C3) and x0.90 / x0.79 under the additive reading: the printed
+law's x2 / (1 − α) swings of the DS pipe every 5 ms queue LS behind it, the additive reading
+does not (Fig2c's note lists the ablations).
 
 Fig2b: ElasticSwitch guarantees a VM pair (spec §4.5), and both TS flows run SRC1 → DST1, so
 one limiter holds the pair's 500 Mb/s of frames (wire bytes; no tunnel without C3) and never
