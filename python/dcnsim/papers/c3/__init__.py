@@ -290,7 +290,7 @@ REDUCED = Scale(
     params={
         "motiv_rounds": 10,
         "motiv_join_ms": 500.0,
-        "ef_start_ms": 50.0,
+        "ef_start_ms": 500.0,
         "ef_rounds": 5,
         "fig3c_old": (1.0, 3.0, 9.0),
         "fig3c_delay_ms": (0.0, 20.0, 60.0),

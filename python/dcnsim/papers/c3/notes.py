@@ -70,7 +70,7 @@ _BEFORE = (
     "across the network; (c), (d) temporary builds):"
 )
 INVESTIGATED: dict[str, str] = {
-    # Fig2ef and Fig3c hold at the reduced scale (their notes show only where they do not).
+    # Fig3c holds at the reduced scale (its note shows only where it does not).
     "Fig2ef": (
         "Measured at the full scale (0.5 s of TS alone, then DS rounds every 20 ms): TS drops "
         "to 304 Mb/s in the DS rounds (in the band), but the queue's maximum before DS is "
@@ -79,7 +79,9 @@ INVESTIGATED: dict[str, str] = {
         "Mb/s (its guarantee) until the 1 Gb/s bottleneck is full (946-958 Mb/s per 1 ms), "
         "the queue grows for 10 ms to 46 KB (30 packets, above K = 20), and TS falls back "
         "(queue peaks at 0.115, 0.235, 0.355, 0.475 s; samples every 1 ms). The reduced "
-        "scale's TS alone (10-50 ms) ends before the first peak (its maximum before DS: 0 KB)."
+        "scale has the same 0.5 s of TS alone since 2026-11-27 and the same figures; before, "
+        "its 50 ms of TS alone ended before the first peak (maximum before DS 0 KB), and the "
+        "finding held there only for that reason."
     ),
     "Fig3c": (
         "Measured at the full scale (5 x 5 cells, 500 DS flows each): every cell follows the "
