@@ -205,6 +205,16 @@ CORPUS: list[tuple[str, Any, str]] = [
         at("run", {"duration": "2ms", "cooldown": "10ms"}),
         "run.cooldown",
     ),
+    # plausible seed 34002: a DAS workload on two hosts named `servers`, which it did not set
+    (
+        "DAS on two hosts without servers",
+        at(
+            "classes[0].workload",
+            {"kind": "das", "load": 0.3, "sizes": {"fixed": "10KB"}},
+            at("topology.hosts", 2),
+        ),
+        "classes[0].workload",
+    ),
 ]
 
 

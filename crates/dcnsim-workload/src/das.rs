@@ -109,13 +109,26 @@ pub fn das(
     for (i, &c) in clients.iter().enumerate() {
         let eligible = servers.iter().filter(|&&s| s != c).count();
         if eligible < 2 {
-            return err(
-                "servers",
-                format!(
-                    "expected at least two servers other than client {c} (clients[{i}]) \
-                     for a primary and a duplicate, got {eligible}"
+            // Without `servers` every host serves: the topology is too small, and the error
+            // names the workload table the user wrote, not a key they did not.
+            return match spec.servers {
+                Some(_) => err(
+                    "servers",
+                    format!(
+                        "expected at least two servers other than client {c} (clients[{i}]) \
+                         for a primary and a duplicate, got {eligible}"
+                    ),
                 ),
-            );
+                None => err(
+                    "",
+                    format!(
+                        "a DAS request needs two servers other than its client, for a primary \
+                         and a duplicate; with `servers` not set every host serves, and the \
+                         topology's {} host(s) leave client {c} {eligible}: add hosts",
+                        hosts.n
+                    ),
+                ),
+            };
         }
     }
     let cap: f64 = clients
@@ -219,6 +232,27 @@ mod tests {
             assert_eq!((prim.size, prim.start), (dup.size, dup.start));
         }
         assert!(f.windows(2).all(|w| w[0].start <= w[1].start));
+    }
+
+    /// Too few servers for a primary and a duplicate: the error names `servers` when the
+    /// list was given, and the workload table itself (path "") when every host serves by
+    /// default and the topology is too small (found by the scenario fuzzer: the error named
+    /// a `servers` key the scenario did not have).
+    #[test]
+    fn too_few_servers_names_what_was_written() {
+        let spec = DasSpec::new(SizeDist::Uniform { lo: 1, hi: 256_000 }, 0.3, 0, 100 * MS);
+        let e = das(&spec, &Hosts::star(2, G10), 3, 1).unwrap_err();
+        assert_eq!(e.path, "");
+        assert!(
+            e.msg.contains("2 host(s)") && e.msg.contains("add hosts"),
+            "{}",
+            e.msg
+        );
+        assert!(das(&spec, &Hosts::star(3, G10), 3, 1).is_ok());
+        let mut listed = spec.clone();
+        listed.servers = Some(vec![0, 1]);
+        let e = das(&listed, &Hosts::star(6, G10), 3, 1).unwrap_err();
+        assert_eq!(e.path, "servers");
     }
 
     #[test]
