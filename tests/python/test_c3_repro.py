@@ -151,8 +151,7 @@ def test_motivation_ds_rounds_without_and_with_c3(tmp_path: Path) -> None:
     over = (base.finish_s - base.deadline_s)[late]
     assert (over < 1e-3).all(), over.max()
     first = {k: int(c3.first_round(r[k]).sum()) for k in c3.FIG2D}
-    ps = r["Coexist-TS/DS"].pipe_samples
-    at_join = ps[ps.t_s <= 0.5 + 1e-12].rate_bps.iloc[-1]
+    at_join = c3.limiter_at_join(r["Coexist-TS/DS"], 500.0)
     assert at_join > 500e6, at_join
     assert first["Coexist-TS/DS"] >= 1, first
     assert first["Coexist-TS/DS/PS"] > first["Coexist-TS/DS"], first

@@ -115,8 +115,7 @@ def fig2d_join(rounds: int) -> None:
                 sc = copy.deepcopy(d.fig2d_scenario(c, key))  # type: ignore[arg-type]
                 sc["scheme"].update(es)
                 r = dcnsim.run(sc, seed=1, progress=False)
-                ps = r.pipe_samples
-                rate = ps[ps.t_s <= join / 1e3 + 1e-12].rate_bps.iloc[-1] / 1e6
+                rate = d.limiter_at_join(r, join) / 1e6
                 m1 = d.first_round(r)
                 cols.append(f"{key} {int(m1.sum()):2d} of {len(m1)} (limiter {rate:4.0f} Mb/s)")
             print(f"{arm:44s} join {join} ms: " + "; ".join(cols), flush=True)

@@ -48,6 +48,7 @@ from .dumbbell_figures import (  # noqa: F401  (re-exported, see above)
     fig3c_scenario,
     fig10_scenario,
     first_round,
+    limiter_at_join,
     ls_cls,
     plan_fig2b,
     plan_fig2c,

@@ -228,6 +228,14 @@ def first_round(res: Any, name: str = "ds") -> np.ndarray:
     return misses(res, name)[first]
 
 
+def limiter_at_join(res: Any, join_ms: float) -> float:
+    """The TS pair's ElasticSwitch rate (b/s) at the last control interval up to ``join_ms``,
+    when DS joins; NaN if the run has no pipe sample by then."""
+    ps = res.pipe_samples
+    before = ps[ps.t_s <= join_ms / 1e3 + 1e-12]
+    return float(before.rate_bps.iloc[-1]) if len(before) else math.nan
+
+
 #: Fig2d's second reading of Eq. 1 (spec §5.3.3 "Ambiguities [CHOICE]": the text calls it
 #: "weighted additive increase"): the C3 run again with ``scheme.variant = "additive"``.
 FIG2D_ADDITIVE = "C3 TS/DS/PS, additive Eq. 1"
@@ -298,10 +306,7 @@ def eval_fig2d(c: Ctx, fd: Finding) -> None:
     by = (late.finish_s - late.deadline_s).max() * 1e3 if len(late) else 0.0
 
     def limiter_mbps(k: str) -> str:
-        """The TS pair's ElasticSwitch rate at the last control interval before DS joins."""
-        ps = c.get(("2d", k)).pipe_samples
-        before = ps[ps.t_s <= join / 1e3 + 1e-12]
-        return f"{before.rate_bps.iloc[-1] / 1e6:.0f}" if len(before) else "n/a"
+        return f"{limiter_at_join(c.get(('2d', k)), join) / 1e6:.0f}"
 
     per = ", ".join(
         f"{k} {int(_flows(c.get(('2d', k)), 'ds').rto_count.sum())} timeouts, max queue "
