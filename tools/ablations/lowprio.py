@@ -26,11 +26,17 @@ fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the 
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
     python tools/ablations/lowprio.py fig3a-profile --runs /tmp/lpf-abl   # ns-3 / Linux TCP
     python tools/ablations/lowprio.py fig3a-backoff --runs /tmp/lpf-abl   # RTO cap 10 ms
+    python tools/ablations/lowprio.py fig3a-iw --runs /tmp/lpf-abl        # low IW 10
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
     python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
+    python tools/ablations/lowprio.py fig3a-tail --runs /tmp/lpf-abl      # who sets the p99
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
     python tools/ablations/lowprio.py fig3c-cap --runs /tmp/lpf-abl       # DM <= 100 MB
     python tools/ablations/lowprio.py fig3c-reading --runs OUT   # per-flow normalization
+    python tools/ablations/lowprio.py fig3c-horizon --runs /tmp/lpf-abl   # run stops at end
+    python tools/ablations/lowprio.py fig3c-load --runs OUT      # high load 40-70%
+    python tools/ablations/lowprio.py fig3c-share --runs OUT     # Near-Opt max-min share
+    python tools/ablations/lowprio.py fig3c-nohigh --runs OUT    # without the high class
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
@@ -94,6 +100,9 @@ TCP_ARMS: dict[str, dict[str, dict[str, Any]]] = {
         "profile ns3": {"profile": "ns3"},
         "profile linux": {"profile": "linux"},
     },
+    # the initial window 2 -> 10 segments (RFC 6928; LPF §3 gives 2), low class only: how
+    # much of the gap is slow start against a baseline that starts at its share at once
+    "fig3a-iw": {"tcp": {}, "init_cwnd 10": {"init_cwnd": 10}},
 }
 
 #: one change of the DAS preset itself (both runs: TCP and its Near-Opt replay)
@@ -169,6 +178,30 @@ def das_arms(
         p = L.pairs(runs, [pool.get((*nk, s)) for s in DAS_SEEDS])
         r = ", ".join(f"{st} {L.ratio(p, st)}" for st in ("mean", "p99"))
         print(f"  {name}: TCP / Near-Opt {r}; {L.n_of(p)} flows; {tcp_arm_stats(runs)}")
+
+
+def das_tail(pool: fw.Pool, mean: float) -> None:
+    """What sets LPF-Fig3a's p99 at one DAS size (the preset's runs, no change): TCP's and
+    Near-Opt's p99 flows (size, TCP timeouts each, real and spurious), and TCP's p99 over the
+    flows that took no timeout. A breakdown of the same runs, not a re-run."""
+    das_arms(pool, {}, mean=mean)
+    key = ["src", "dst", "size", "start_s"]
+    m = []
+    for s in DAS_SEEDS:
+        t, b = (L._low(pool.get((k, "preset", s))) for k in ("das", "das-no"))
+        x = t.merge(b, on=key, suffixes=("_t", "_n"))
+        m.append(x[x["completed_t"].astype(bool) & x["completed_n"].astype(bool)])
+    f = pd.concat(m)
+    pt, pn = (float(np.percentile(f[c], 99)) for c in ("fct_s_t", "fct_s_n"))
+    top = f[f["fct_s_t"] >= pt]
+    calm = f[f["rto_count_t"] == 0]
+    print(
+        f"  p99: TCP {pt * 1e3:.3g} ms, Near-Opt {pn * 1e3:.3g} ms ({len(f)} flows). TCP's "
+        f"{len(top)} flows at or above its p99: median size {top['size'].median() / 1e3:.0f} "
+        f"KB, timeouts each {top['rto_count_t'].mean():.1f} (spurious "
+        f"{top['spurious_rto_t'].mean():.1f}). The {len(calm) / len(f):.0%} of flows without "
+        f"a timeout: TCP p99 {np.percentile(calm['fct_s_t'], 99) * 1e3:.3g} ms"
+    )
 
 
 def _p999_ratio(a: np.ndarray) -> float:
@@ -386,6 +419,126 @@ def sjf_cap(pool: fw.Pool, runs_dir: Path) -> None:
     print(f"  DM (<= 100 MB) / WS p99.9 gap {gap}")
 
 
+def sjf_horizon(pool: fw.Pool, seeds: tuple[int, ...]) -> None:
+    """LPF-Fig3c at high load with one change: when the run stops. Data mining and web search
+    run D s (1.5, 3, 6: the arrivals of D s, with the reproduction's 5% warm-up and cool-down)
+    and either go on until every flow has finished (run.horizon = 10 D, the reproduction's
+    rule) or stop at D (run.horizon = run.duration: a flow unfinished by then is not counted,
+    in TCP's run or in its Near-Opt replay). The 0.1-1 GB data-mining flows need several
+    seconds (TCP 6.6-7.9 s in the full runs), so a run that stops at its duration leaves them
+    out of the p99.9."""
+    c = SimpleNamespace(scale=L.FULL, seeds=seeds)
+    load = L.SJF_LOADS[-1][1]
+    arms: dict[str, dict[str, Any]] = {}
+    for dur in (1.5, 3.0, 6.0):
+        for cdf in ("websearch", "datamining_vl2"):
+            base = {**L._sjf_ov(c, cdf, load), **L._window(dur)}
+            arms[f"{cdf} {dur:g} s, to the end"] = base
+            arms[f"{cdf} {dur:g} s, stopped"] = {**base, "run.horizon": f"{dur:g}s"}
+    for name, ov in arms.items():
+        for s in seeds:
+            pool.add((name, s), "lpf_sjf", ov, s)
+    pool.run()
+    for name in arms:
+        for s in seeds:
+            pool.add((name, "no", s), L._replay(pool.get((name, s)), "lpf_sjf"), {}, s)
+    pool.run()
+    m = {
+        n: _matched([pool.get((n, s)) for s in seeds], [pool.get((n, "no", s)) for s in seeds])
+        for n in arms
+    }
+    print(f"SJF high load ({load:.0%}), seeds {seeds}: TCP / Near-Opt at p99.9", flush=True)
+    for dur in (1.5, 3.0, 6.0):
+        for how in ("to the end", "stopped"):
+            ws, dm = m[f"websearch {dur:g} s, {how}"], m[f"datamining_vl2 {dur:g} s, {how}"]
+            big = max(float(np.max(a[:, 2])) for a in dm if len(a))
+            print(
+                f"  {dur:g} s, {how}: DM {fw.bootstrap(_p999_ratio, dm)} "
+                f"({sum(map(len, dm))} flows, largest {big / 1e6:.0f} MB), WS "
+                f"{fw.bootstrap(_p999_ratio, ws)} ({sum(map(len, ws))} flows), DM / WS gap "
+                f"{fw.bootstrap(_p999_gap, dm, ws)}",
+                flush=True,
+            )
+
+
+def sjf_share(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change of the baseline: Near-Opt divides a link's
+    available rate max-min fairly (``nearopt_share = "max_min"``, the share LPF's prose names)
+    instead of by the flow count (the printed rule the reproduction keeps). The TCP runs are
+    the reproduction's (full scale, seeds 1-3); only the Near-Opt replays change."""
+    load = L.SJF_LOADS[-1][1]
+    m = _sjf_full(pool, (load,))
+    for cdf in ("websearch", "datamining_vl2"):
+        for s in L.FULL.seeds:
+            sc = L._replay(pool.get((cdf, load, s)), "lpf_sjf")
+            sc["transports"]["nearopt"]["nearopt_share"] = "max_min"
+            pool.add((cdf, load, "max_min", s), sc, {}, s)
+    pool.run()
+    arms = {"equal (the reproduction)": {c: m[c, load] for c in ("websearch", "datamining_vl2")}}
+    arms["max_min"] = {
+        cdf: _matched(
+            [pool.get((cdf, load, s)) for s in L.FULL.seeds],
+            [pool.get((cdf, load, "max_min", s)) for s in L.FULL.seeds],
+        )
+        for cdf in ("websearch", "datamining_vl2")
+    }
+    print(f"SJF high load ({load:.0%}), full scale, seeds {L.FULL.seeds}: TCP / Near-Opt p99.9")
+    for name, x in arms.items():
+        ws, dm = x["websearch"], x["datamining_vl2"]
+        print(
+            f"  Near-Opt share {name}: DM {fw.bootstrap(_p999_ratio, dm)}, WS "
+            f"{fw.bootstrap(_p999_ratio, ws)}, DM / WS gap {fw.bootstrap(_p999_gap, dm, ws)}",
+            flush=True,
+        )
+
+
+def sjf_nohigh(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change: the reproduction's runs (full scale, seeds 1-3)
+    replayed without their high-priority (< 1 MB) flows, TCP and Near-Opt alike: how much of
+    each workload's gap the high class makes."""
+    load = L.SJF_LOADS[-1][1]
+    m = _sjf_full(pool, (load,))
+    cdfs = ("websearch", "datamining_vl2")
+    for cdf in cdfs:
+        for s in L.FULL.seeds:
+            tcp = pool.get((cdf, load, s))
+            pool.add((cdf, "nohigh", s), without_high(replay_low(tcp, "lpf_sjf")), {}, s)
+            pool.add((cdf, "nohigh-no", s), without_high(L._replay(tcp, "lpf_sjf")), {}, s)
+    pool.run()
+    arms = {"preset": {c: m[c, load] for c in cdfs}}
+    arms["without the high class"] = {
+        c: _matched(
+            [pool.get((c, "nohigh", s)) for s in L.FULL.seeds],
+            [pool.get((c, "nohigh-no", s)) for s in L.FULL.seeds],
+        )
+        for c in cdfs
+    }
+    print(f"SJF high load ({load:.0%}), full scale, seeds {L.FULL.seeds}: TCP / Near-Opt p99.9")
+    for name, x in arms.items():
+        ws, dm = x["websearch"], x["datamining_vl2"]
+        print(
+            f"  {name}: DM {fw.bootstrap(_p999_ratio, dm)}, WS {fw.bootstrap(_p999_ratio, ws)}, "
+            f"DM / WS gap {fw.bootstrap(_p999_gap, dm, ws)}",
+            flush=True,
+        )
+
+
+def sjf_load(pool: fw.Pool) -> None:
+    """LPF-Fig3c with one change: the high load (the paper says only "> 40%"; the
+    reproduction's 50% is a choice). Both workloads at 40, 50, 60 and 70%, full scale (the
+    data-mining runs sized for 5,000 low-priority flows, as the reproduction's), seeds 1-3."""
+    loads = (0.4, 0.5, 0.6, 0.7)
+    m = _sjf_full(pool, loads)
+    print(f"SJF, full scale, seeds {L.FULL.seeds}: TCP / Near-Opt at p99.9", flush=True)
+    for ld in loads:
+        ws, dm = m["websearch", ld], m["datamining_vl2", ld]
+        print(
+            f"  {ld:.0%}: DM {fw.bootstrap(_p999_ratio, dm)} ({sum(map(len, dm))} flows), WS "
+            f"{fw.bootstrap(_p999_ratio, ws)}, DM / WS gap {fw.bootstrap(_p999_gap, dm, ws)}",
+            flush=True,
+        )
+
+
 def tail_stats(pool: fw.Pool, name: str) -> str:
     """What the low-priority p99 flows of one arm are: their median size and the timeouts each
     took (real and spurious), against every flow's (completed in-window flows, as the
@@ -448,9 +601,14 @@ ABLATIONS = (
     *TCP_ARMS,
     *SCENARIO_ARMS,
     "fig3a-nohigh",
+    "fig3a-tail",
     "fig3c-cap",
     "fig3c-sizes",
     "fig3c-reading",
+    "fig3c-horizon",
+    "fig3c-load",
+    "fig3c-share",
+    "fig3c-nohigh",
     "fig2a",
 )
 
@@ -473,11 +631,12 @@ def main() -> None:
     ap.add_argument(
         "--seeds",
         type=int,
-        default=len(SEEDS),
-        help="co-location ablations (fig7-*, fig8-*, fig9-load, fig10-*, fig11-*): seeds 1..N",
+        default=None,
+        help="seeds 1..N: co-location ablations (fig7-*, fig8-*, fig9-load, fig10-*, fig11-*; "
+        f"default {len(SEEDS)}) and fig3c-horizon (default {len(L.FULL.seeds)})",
     )
     a = ap.parse_args()
-    SEEDS = tuple(range(1, a.seeds + 1))
+    SEEDS = tuple(range(1, (a.seeds or len(SEEDS)) + 1))
     pool = fw.Pool(a.runs, a.jobs, False)
     if a.ablation == "fig2a":
         fig2a(pool)
@@ -491,11 +650,26 @@ def main() -> None:
     if a.ablation == "fig3c-reading":
         sjf_reading(pool)
         return
+    if a.ablation == "fig3c-horizon":
+        sjf_horizon(pool, tuple(range(1, (a.seeds or len(L.FULL.seeds)) + 1)))
+        return
+    if a.ablation == "fig3c-load":
+        sjf_load(pool)
+        return
+    if a.ablation == "fig3c-share":
+        sjf_share(pool)
+        return
+    if a.ablation == "fig3c-nohigh":
+        sjf_nohigh(pool)
+        return
     if a.ablation in TCP_ARMS:
         das_arms(pool, TCP_ARMS[a.ablation], mean=a.das_mean * 1e3)
         return
     if a.ablation == "fig3c-cap":
         sjf_cap(pool, a.runs)
+        return
+    if a.ablation == "fig3a-tail":
+        das_tail(pool, a.das_mean * 1e3)
         return
     if a.ablation == "fig3a-nohigh":
         das_nohigh(pool, a.das_mean * 1e3)
