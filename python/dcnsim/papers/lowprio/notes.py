@@ -39,6 +39,10 @@ INVESTIGATED: dict[str, str] = {
         "port) and gives no buffer for this figure, so the preset keeps 192 KB."
     ),
     "LPF-Fig3a": (
+        "In short: the 1 MB mean is the interplay with the high class (confirmed by one "
+        "change, fig3a-nohigh, below); the p99 at every size is set by flows that recover "
+        "through repeated timeouts (fig3a-tail, a breakdown), and no single change tried brings "
+        "it within 2x (a hypothesis ends this note). In detail: "
         "Near-Opt's backlog grows (full scale, 5 MB, seeds 1-3): for flows starting in the "
         "first 0.25 s it is 1.5x faster than TCP, then its FCTs grow with start time (0.11 s "
         "-> 0.38 s at 1.5-2 s; TCP stays at 0.16-0.26 s) and its active low-priority flows "
@@ -57,7 +61,8 @@ INVESTIGATED: dict[str, str] = {
         "transport (ablation, reduced 0.625 s, seed 1: TCP / Near-Opt mean 1.09 with uniform, "
         "1.24 with fixed 5 MB, 1.04 with exponential sizes: fair-sharing order would rank "
         "them the other way). The reduced scale is too short for the backlog to build. "
-        "This explains the 5 MB point only: with both Near-Opt fixes of LPF-Fig3c (full "
+        "This concerns the 5 MB point only, whose mean now holds: with both Near-Opt "
+        "fixes of LPF-Fig3c (full "
         "scale, 2026-11-26, seeds 1-3) TCP / Near-Opt is mean 1.68 / 3.62 / 1.85 and p99 "
         "2.74 / 6.59 / 2.70 at 128 KB / 1 MB / 5 MB (before the fixes 1.40 / 1.69 / 0.81 "
         "and 2.44 / 3.23 / 1.34): the fixes made the baseline faster at every size. "
