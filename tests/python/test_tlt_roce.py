@@ -178,3 +178,50 @@ def test_full_scale_runs_may_go_on_until_their_measured_flows_finish() -> None:
     assert tlt_roce.horizon_ms("10ms") == 300.0
     with pytest.raises(ValueError, match="roce_duration"):
         tlt_roce.horizon_ms("ten")
+
+
+def _tlt_ablations():
+    """tools/ablations/tlt.py, imported as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / "tlt.py"
+    spec = importlib.util.spec_from_file_location("tlt_ablations", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _leaves(d, path=()):
+    """Every (key path, value) of a nested scenario table."""
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield from _leaves(v, (*path, k))
+    else:
+        yield path, d
+
+
+def test_ablation_arms_change_one_thing_and_notes_cite_only_them() -> None:
+    """Each arm of tools/ablations/tlt.py differs from the reproduction's variant it names in
+    exactly the key it changes (so "one change" is what runs), and every ablation a RoCE note
+    cites ("tools/ablations/tlt.py fig6-dcqcn") is one the tool runs."""
+    import re
+    from types import SimpleNamespace
+
+    from dcnsim.papers.tlt import presets
+
+    abl = _tlt_ablations()
+    c = SimpleNamespace(scale=presets.REDUCED, seeds=presets.REDUCED.seeds)
+    for arms in abl.ABLATIONS.values():
+        for name, (v, ch) in arms.items():
+            ov = tlt_roce._ov(c, v, "dcqcn")
+            base = dict(_leaves(config.prepare(tlt_roce.SCENARIO, seed=1, overrides=ov).normalized))
+            arm = config.prepare(tlt_roce.SCENARIO, seed=1, overrides={**ov, **ch}).normalized
+            diff = {".".join(map(str, p)) for p, x in _leaves(arm) if base.get(p) != x}
+            assert len(ch) <= 1 and diff == set(ch), (name, diff)
+    texts = [
+        t for n in tlt_roce.MISS_NOTES.values() for t in ([n] if isinstance(n, str) else n.values())
+    ]
+    cited = {m for t in texts for m in re.findall(r"tools/ablations/tlt\.py ([a-z0-9-]+)", t)}
+    assert "fig6-dcqcn" in cited and cited <= set(abl.ABLATIONS), cited

@@ -1,0 +1,108 @@
+"""Ablations behind the RoCE notes of `dcnsim reproduce tlt` (issue 13,
+`python/dcnsim/papers/tlt/notes.py`, ROCE_MISS_NOTES): each arm changes one thing against a
+Fig 6 variant of the reproduction and prints, per seed, what the notes cite: the foreground
+p99.9 and the background mean FCT, the foreground timeouts, the important (green) packets
+dropped and all drops. Runs are cached in --runs like a reproduction's.
+
+    python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl          # reduced scale
+    python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full   # seeds 1-5, 240 ms
+    python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
+
+The reduced scale is the reproduction's (seeds 1 and 2, 10 ms), the full scale its --full
+(seeds 1-5, 240 ms), so an arm's "preset" line is the reproduction's own run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from dcnsim.papers import framework as fw
+from dcnsim.papers.tlt import metrics as T
+from dcnsim.papers.tlt import presets
+from dcnsim.papers.tlt import roce as R
+
+#: Vanilla DCQCN (go-back-N) with TLT (Fig6-dcqcn-tlt): one change each against the
+#: +TLT variant, with the lossy and +PFC baselines beside it.
+FIG6_DCQCN: dict[str, tuple[str, dict[str, Any]]] = {
+    "lossy": ("base", {}),
+    "+PFC": ("pfc", {}),
+    "+TLT (preset)": ("tlt", {}),
+    # the shared buffer twice as deep (4.5 -> 9 MB): no green packet dropped at the DT limit
+    "+TLT, shared buffer 9 MB": ("tlt", {"switch.shared_buffer": "9MB"}),
+    "lossy, shared buffer 9 MB": ("base", {"switch.shared_buffer": "9MB"}),
+    # selective repeat instead of go-back-N (DCQCN+SACK's recovery), nothing else
+    "+TLT, recovery sack": ("tlt", {"transports.dcqcn.roce.recovery": "sack"}),
+    # the colour threshold twice as high (200 -> 400 kB)
+    "+TLT, colour threshold 400 kB": ("tlt", {"switch.colour.threshold": "400000B"}),
+    # one important packet in every 384 instead of 96 (the paper's footnote)
+    "+TLT, N = 384": ("tlt", {"transports.dcqcn.roce.tlt_every": 384}),
+    # a gap NACKed once (1 s) or at every out-of-order packet (0) instead of every 500 us
+    "+TLT, nack_interval 1 s": ("tlt", {"transports.dcqcn.roce.nack_interval": "1s"}),
+    "+TLT, nack_interval 0": ("tlt", {"transports.dcqcn.roce.nack_interval": "0s"}),
+}
+
+#: Vanilla DCQCN with PFC (TLT-Fig6-dcqcn-pfc): TLT+PFC against PFC, and TLT+PFC with
+#: selective repeat instead of go-back-N (one change).
+FIG6_DCQCN_PFC: dict[str, tuple[str, dict[str, Any]]] = {
+    "+PFC": ("pfc", {}),
+    "+TLT+PFC (preset)": ("tlt_pfc", {}),
+    "+TLT+PFC, recovery sack": ("tlt_pfc", {"transports.dcqcn.roce.recovery": "sack"}),
+    "+PFC, recovery sack": ("pfc", {"transports.dcqcn.roce.recovery": "sack"}),
+}
+
+ABLATIONS = {"fig6-dcqcn": FIG6_DCQCN, "fig6-dcqcn-pfc": FIG6_DCQCN_PFC}
+
+
+def run_arms(
+    pool: fw.Pool, scale: Any, arms: dict[str, tuple[str, dict[str, Any]]], transport: str
+) -> None:
+    c = SimpleNamespace(scale=scale, seeds=scale.seeds)
+    seeds = R._seeds(c)  # type: ignore[arg-type]
+    for name, (v, ch) in arms.items():
+        ov = R._ov(c, v, transport)  # type: ignore[arg-type]
+        for s in seeds:
+            pool.add((name, s), R.SCENARIO, {**ov, **ch}, s)
+    pool.run()
+    print(f"{R.LABEL[transport]}, {scale.name}: seeds {seeds}, per seed", flush=True)
+    for name in arms:
+        runs = [pool.get((name, s)) for s in seeds]
+        fg, bg = T._fct(runs, "foreground"), T._fct(runs, "background")
+        rows = []
+        for r, f, b in zip(runs, fg, bg, strict=True):
+            fl = r.flows[r.flows["in_window"].astype(bool)]
+            fgf = fl[fl["class"] == "foreground"]
+            # the foreground flows at or above the p99 FCT: NACK rounds (go-back-N rounds or
+            # selective-repeat episodes started by a NACK) and retransmissions, each
+            tail = fgf[fgf["fct_s"] >= np.nanpercentile(fgf["fct_s"], 99)]
+            rows.append(
+                f"fg p99.9 {T.P999(f) * 1e3:.2f} ms, bg mean {float(np.mean(b)) * 1e3:.2f} ms, "
+                f"fg timeouts {int(fgf['rto_count'].sum())}, important drops "
+                f"{int(fl['important_drops'].sum())}, drops {int(r.queues['drops'].sum())}; fg "
+                f"NACK rounds per flow {fgf['fast_retx'].mean():.2f}, the {len(tail)} at or "
+                f"above the p99: {tail['fast_retx'].mean():.2f} rounds, "
+                f"{tail['retx_pkts'].mean():.1f} retransmissions, FCT "
+                f"{tail['fct_s'].mean() * 1e3:.2f} ms each"
+            )
+        print(f"  {name}:", flush=True)
+        for s, row in zip(seeds, rows, strict=True):
+            print(f"    seed {s}: {row}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("ablation", choices=sorted(ABLATIONS))
+    ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--full", action="store_true", help="the reproduction's --full scale")
+    a = ap.parse_args()
+    pool = fw.Pool(a.runs, a.jobs, False)
+    run_arms(pool, presets.FULL if a.full else presets.REDUCED, ABLATIONS[a.ablation], "dcqcn")
+
+
+if __name__ == "__main__":
+    main()
