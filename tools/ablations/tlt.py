@@ -7,6 +7,7 @@ dropped and all drops. Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl          # reduced scale
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full   # seeds 1-5, 240 ms
     python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
+    python tools/ablations/tlt.py fig6-dcqcn-degree --runs /tmp/tlt-abl   # incast fan-in
 
 The reduced scale is the reproduction's (seeds 1 and 2, 10 ms), the full scale its --full
 (seeds 1-5, 240 ms), so an arm's "preset" line is the reproduction's own run.
@@ -39,11 +40,14 @@ FIG6_DCQCN: dict[str, tuple[str, dict[str, Any]]] = {
     "+TLT, recovery sack": ("tlt", {"transports.dcqcn.roce.recovery": "sack"}),
     # the colour threshold twice as high (200 -> 400 kB)
     "+TLT, colour threshold 400 kB": ("tlt", {"switch.colour.threshold": "400000B"}),
+    "+TLT, colour threshold 1 MB": ("tlt", {"switch.colour.threshold": "1000000B"}),
     # one important packet in every 384 instead of 96 (the paper's footnote)
     "+TLT, N = 384": ("tlt", {"transports.dcqcn.roce.tlt_every": 384}),
     # a gap NACKed once (1 s) or at every out-of-order packet (0) instead of every 500 us
     "+TLT, nack_interval 1 s": ("tlt", {"transports.dcqcn.roce.nack_interval": "1s"}),
     "+TLT, nack_interval 0": ("tlt", {"transports.dcqcn.roce.nack_interval": "0s"}),
+    "lossy, nack_interval 1 s": ("base", {"transports.dcqcn.roce.nack_interval": "1s"}),
+    "lossy, nack_interval 0": ("base", {"transports.dcqcn.roce.nack_interval": "0s"}),
 }
 
 #: Vanilla DCQCN with PFC (TLT-Fig6-dcqcn-pfc): TLT+PFC against PFC, and TLT+PFC with
@@ -55,7 +59,24 @@ FIG6_DCQCN_PFC: dict[str, tuple[str, dict[str, Any]]] = {
     "+PFC, recovery sack": ("pfc", {"transports.dcqcn.roce.recovery": "sack"}),
 }
 
-ABLATIONS = {"fig6-dcqcn": FIG6_DCQCN, "fig6-dcqcn-pfc": FIG6_DCQCN_PFC}
+#: Vanilla DCQCN's lossy, +PFC and +TLT variants at other incast fan-ins: foreground flows per
+#: sender 2, 4, 5 (the TLT RoCE reference config's default) and 8 (the paper's, the preset),
+#: the one change being the incast's flows per sender (the foreground load kept).
+FIG6_DCQCN_DEGREE: dict[str, tuple[str, dict[str, Any]]] = {
+    f"{label}, {d} flows per sender": (v, {"degree": d})
+    for d in (2, 4, 5, 8)
+    for label, v in (("lossy", "base"), ("+PFC", "pfc"), ("+TLT", "tlt"))
+}
+
+ABLATIONS = {
+    "fig6-dcqcn": FIG6_DCQCN,
+    "fig6-dcqcn-pfc": FIG6_DCQCN_PFC,
+    "fig6-dcqcn-degree": FIG6_DCQCN_DEGREE,
+}
+
+#: Arm changes that are arguments of the reproduction's run builder (``roce._ov``), not
+#: scenario overrides.
+OV_ARGS = ("degree",)
 
 
 def run_arms(
@@ -64,7 +85,8 @@ def run_arms(
     c = SimpleNamespace(scale=scale, seeds=scale.seeds)
     seeds = R._seeds(c)  # type: ignore[arg-type]
     for name, (v, ch) in arms.items():
-        ov = R._ov(c, v, transport)  # type: ignore[arg-type]
+        ov = R._ov(c, v, transport, **{k: x for k, x in ch.items() if k in OV_ARGS})  # type: ignore[arg-type]
+        ch = {k: x for k, x in ch.items() if k not in OV_ARGS}
         for s in seeds:
             pool.add((name, s), R.SCENARIO, {**ov, **ch}, s)
     pool.run()
