@@ -424,9 +424,9 @@ def sjf_horizon(pool: fw.Pool, seeds: tuple[int, ...]) -> None:
     run D s (1.5, 3, 6: the arrivals of D s, with the reproduction's 5% warm-up and cool-down)
     and either go on until every flow has finished (run.horizon = 10 D, the reproduction's
     rule) or stop at D (run.horizon = run.duration: a flow unfinished by then is not counted,
-    in TCP's run or in its Near-Opt replay). The 0.1-1 GB data-mining flows need several
-    seconds (TCP 6.6-7.9 s in the full runs), so a run that stops at its duration leaves them
-    out of the p99.9."""
+    in TCP's run or in its Near-Opt replay). The 0.1-1 GB flows that set the full runs' DM
+    p99.9 take seconds there (TCP 6.6-7.9 s), so a run that stops at its end may count
+    fewer of them: the question this answers."""
     c = SimpleNamespace(scale=L.FULL, seeds=seeds)
     load = L.SJF_LOADS[-1][1]
     arms: dict[str, dict[str, Any]] = {}
@@ -525,8 +525,9 @@ def sjf_nohigh(pool: fw.Pool) -> None:
 
 def sjf_load(pool: fw.Pool) -> None:
     """LPF-Fig3c with one change: the high load (the paper says only "> 40%"; the
-    reproduction's 50% is a choice). Both workloads at 40, 50, 60 and 70%, full scale (the
-    data-mining runs sized for 5,000 low-priority flows, as the reproduction's), seeds 1-3."""
+    reproduction's 50% is a choice). Both workloads at 40, 50, 60 and 70%, full scale as the
+    reproduction builds them (data mining sized for 5,000 low-priority flows at 50%, the high
+    load it judges; 1.5 s at the others), seeds 1-3."""
     loads = (0.4, 0.5, 0.6, 0.7)
     m = _sjf_full(pool, loads)
     print(f"SJF, full scale, seeds {L.FULL.seeds}: TCP / Near-Opt at p99.9", flush=True)
