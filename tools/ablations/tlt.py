@@ -6,6 +6,7 @@ dropped and all drops. Runs are cached in --runs like a reproduction's.
 
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl          # reduced scale
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full   # seeds 1-5, 240 ms
+    python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full --only "preset,9 MB,sack"
     python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
     python tools/ablations/tlt.py fig6-dcqcn-degree --runs /tmp/tlt-abl   # incast fan-in
 
@@ -121,9 +122,22 @@ def main() -> None:
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--full", action="store_true", help="the reproduction's --full scale")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated parts of arm names: run only the arms whose name contains one",
+    )
     a = ap.parse_args()
+    arms = ABLATIONS[a.ablation]
+    if a.only:
+        parts = [p.strip() for p in a.only.split(",") if p.strip()]
+        arms = {n: v for n, v in arms.items() if any(p in n for p in parts)}
+        if not arms:
+            ap.error(
+                f"--only {a.only!r} matches no arm of {a.ablation}: {list(ABLATIONS[a.ablation])}"
+            )
     pool = fw.Pool(a.runs, a.jobs, False)
-    run_arms(pool, presets.FULL if a.full else presets.REDUCED, ABLATIONS[a.ablation], "dcqcn")
+    run_arms(pool, presets.FULL if a.full else presets.REDUCED, arms, "dcqcn")
 
 
 if __name__ == "__main__":

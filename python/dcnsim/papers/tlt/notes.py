@@ -245,8 +245,13 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     "Fig6-dcqcn-pfc": {
         "full": (
             "TLT+PFC's foreground p99.9 (3.45–4.33 ms per run) is 2.5× +PFC's (1.57–1.62 ms); its "
-            "background mean is 1.16× better. Not investigated at this scale (at the reduced "
-            "scale the finding holds)."
+            "background mean is 1.16× better. Cause, one change (tools/ablations/tlt.py "
+            "fig6-dcqcn-pfc --full, seeds 1–5): with selective repeat instead of go-back-N "
+            "(recovery = sack) TLT+PFC's foreground p99.9 is 1.49–1.53 ms, at +PFC's, and its "
+            "background mean 3.9–4.9 ms (+PFC 7.4–9.2 ms; +PFC with sack is the same run as "
+            "+PFC: nothing is dropped). Under PFC the only losses are TLT's red drops (4.2–4.5 "
+            "M per run), and each costs go-back-N rounds as in Fig6-dcqcn-tlt's note (at the "
+            "reduced scale the finding holds)."
         ),
     },
 }
