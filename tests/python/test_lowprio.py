@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import ablation_tools
 import dcnsim
 from dcnsim import config
 from dcnsim.papers import lowprio
@@ -94,14 +95,7 @@ def test_low_class_variants_leave_the_incast_alone(ov: dict) -> None:
 
 def _ablations():
     """tools/ablations/lowprio.py, imported as a module."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / "lowprio.py"
-    spec = importlib.util.spec_from_file_location("lpf_ablations", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return ablation_tools.load("lowprio")
 
 
 def test_ablation_replay_reproduces_the_run_and_changes_the_low_class_only() -> None:

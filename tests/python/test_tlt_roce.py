@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ablation_tools
 import dcnsim
 from dcnsim import config
 from dcnsim.papers import tlt
@@ -180,19 +181,6 @@ def test_full_scale_runs_may_go_on_until_their_measured_flows_finish() -> None:
         tlt_roce.horizon_ms("ten")
 
 
-def _tlt_ablations():
-    """tools/ablations/tlt.py, imported as a module."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / "tlt.py"
-    spec = importlib.util.spec_from_file_location("tlt_ablations", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _leaves(d, path=()):
     """Every (key path, value) of a nested scenario table."""
     if isinstance(d, dict):
@@ -211,7 +199,7 @@ def test_ablation_arms_change_one_thing_and_notes_cite_only_them() -> None:
 
     from dcnsim.papers.tlt import presets
 
-    abl = _tlt_ablations()
+    abl = ablation_tools.load("tlt")
     c = SimpleNamespace(scale=presets.REDUCED, seeds=presets.REDUCED.seeds)
     for arms in abl.ABLATIONS.values():
         for name, (v, ch) in arms.items():

@@ -43,6 +43,7 @@ fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -57,6 +58,8 @@ from dcnsim.papers.lowprio.knobs import RTOS, TCP_VARIANTS
 
 SEEDS = (1, 2, 3, 4, 5)
 BASE = "lpf_colocation"
+#: LPF-Fig3c compares its data-mining gap with Fig 3b's web search.
+SJF_CDFS = ("websearch", "datamining_vl2")
 
 
 def low_buffer(b: float) -> dict[str, Any]:
@@ -461,57 +464,30 @@ def sjf_horizon(pool: fw.Pool, seeds: tuple[int, ...]) -> None:
             )
 
 
-def sjf_share(pool: fw.Pool) -> None:
-    """LPF-Fig3c at high load with one change of the baseline: Near-Opt divides a link's
-    available rate max-min fairly (``nearopt_share = "max_min"``, the share LPF's prose names)
-    instead of by the flow count (the printed rule the reproduction keeps). The TCP runs are
-    the reproduction's (full scale, seeds 1-3); only the Near-Opt replays change."""
+def _sjf_replayed(
+    pool: fw.Pool, label: str, no_of: Callable[[Any], dict], tcp_of: Callable | None = None
+) -> None:
+    """LPF-Fig3c at high load, full scale (seeds 1-3): the reproduction's runs beside one
+    change made in their replays. ``no_of(run)`` is the changed Near-Opt replay of a TCP run,
+    ``tcp_of(run)`` the changed TCP replay (None: the TCP run itself). Prints both workloads'
+    TCP / Near-Opt p99.9 and the DM / WS gap, the preset's first."""
     load = L.SJF_LOADS[-1][1]
     m = _sjf_full(pool, (load,))
-    for cdf in ("websearch", "datamining_vl2"):
+    for cdf in SJF_CDFS:
         for s in L.FULL.seeds:
-            sc = L._replay(pool.get((cdf, load, s)), "lpf_sjf")
-            sc["transports"]["nearopt"]["nearopt_share"] = "max_min"
-            pool.add((cdf, load, "max_min", s), sc, {}, s)
+            run = pool.get((cdf, load, s))
+            if tcp_of is not None:
+                pool.add((cdf, label, "tcp", s), tcp_of(run), {}, s)
+            pool.add((cdf, label, "no", s), no_of(run), {}, s)
     pool.run()
-    arms = {"equal (the reproduction)": {c: m[c, load] for c in ("websearch", "datamining_vl2")}}
-    arms["max_min"] = {
-        cdf: _matched(
-            [pool.get((cdf, load, s)) for s in L.FULL.seeds],
-            [pool.get((cdf, load, "max_min", s)) for s in L.FULL.seeds],
-        )
-        for cdf in ("websearch", "datamining_vl2")
-    }
-    print(f"SJF high load ({load:.0%}), full scale, seeds {L.FULL.seeds}: TCP / Near-Opt p99.9")
-    for name, x in arms.items():
-        ws, dm = x["websearch"], x["datamining_vl2"]
-        print(
-            f"  Near-Opt share {name}: DM {fw.bootstrap(_p999_ratio, dm)}, WS "
-            f"{fw.bootstrap(_p999_ratio, ws)}, DM / WS gap {fw.bootstrap(_p999_gap, dm, ws)}",
-            flush=True,
-        )
-
-
-def sjf_nohigh(pool: fw.Pool) -> None:
-    """LPF-Fig3c at high load with one change: the reproduction's runs (full scale, seeds 1-3)
-    replayed without their high-priority (< 1 MB) flows, TCP and Near-Opt alike: how much of
-    each workload's gap the high class makes."""
-    load = L.SJF_LOADS[-1][1]
-    m = _sjf_full(pool, (load,))
-    cdfs = ("websearch", "datamining_vl2")
-    for cdf in cdfs:
-        for s in L.FULL.seeds:
-            tcp = pool.get((cdf, load, s))
-            pool.add((cdf, "nohigh", s), without_high(replay_low(tcp, "lpf_sjf")), {}, s)
-            pool.add((cdf, "nohigh-no", s), without_high(L._replay(tcp, "lpf_sjf")), {}, s)
-    pool.run()
-    arms = {"preset": {c: m[c, load] for c in cdfs}}
-    arms["without the high class"] = {
+    tcp_key = (lambda c, s: (c, label, "tcp", s)) if tcp_of else (lambda c, s: (c, load, s))
+    arms = {"preset": {c: m[c, load] for c in SJF_CDFS}}
+    arms[label] = {
         c: _matched(
-            [pool.get((c, "nohigh", s)) for s in L.FULL.seeds],
-            [pool.get((c, "nohigh-no", s)) for s in L.FULL.seeds],
+            [pool.get(tcp_key(c, s)) for s in L.FULL.seeds],
+            [pool.get((c, label, "no", s)) for s in L.FULL.seeds],
         )
-        for c in cdfs
+        for c in SJF_CDFS
     }
     print(f"SJF high load ({load:.0%}), full scale, seeds {L.FULL.seeds}: TCP / Near-Opt p99.9")
     for name, x in arms.items():
@@ -521,6 +497,32 @@ def sjf_nohigh(pool: fw.Pool) -> None:
             f"DM / WS gap {fw.bootstrap(_p999_gap, dm, ws)}",
             flush=True,
         )
+
+
+def sjf_share(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change of the baseline: Near-Opt divides a link's
+    available rate max-min fairly (``nearopt_share = "max_min"``, the share LPF's prose names)
+    instead of by the flow count (the printed rule the reproduction keeps). Only the Near-Opt
+    replays change."""
+
+    def no_of(run: Any) -> dict:
+        sc = L._replay(run, "lpf_sjf")
+        sc["transports"]["nearopt"]["nearopt_share"] = "max_min"
+        return sc
+
+    _sjf_replayed(pool, "Near-Opt share max_min", no_of)
+
+
+def sjf_nohigh(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change: the reproduction's runs replayed without their
+    high-priority (< 1 MB) flows, TCP and Near-Opt alike: how much of each workload's gap the
+    high class makes."""
+    _sjf_replayed(
+        pool,
+        "without the high class",
+        lambda run: without_high(L._replay(run, "lpf_sjf")),
+        lambda run: without_high(replay_low(run, "lpf_sjf")),
+    )
 
 
 def sjf_load(pool: fw.Pool) -> None:
@@ -639,29 +641,21 @@ def main() -> None:
     a = ap.parse_args()
     SEEDS = tuple(range(1, (a.seeds or len(SEEDS)) + 1))
     pool = fw.Pool(a.runs, a.jobs, False)
-    if a.ablation == "fig2a":
-        fig2a(pool)
-        return
-    if a.ablation == "fig4b-load":
-        fig4b_load(pool)
-        return
-    if a.ablation == "fig3c-sizes":
-        sjf_sizes(pool)
-        return
-    if a.ablation == "fig3c-reading":
-        sjf_reading(pool)
+    # the ablations that need nothing but the run pool
+    whole = {
+        "fig2a": fig2a,
+        "fig4b-load": fig4b_load,
+        "fig3c-sizes": sjf_sizes,
+        "fig3c-reading": sjf_reading,
+        "fig3c-load": sjf_load,
+        "fig3c-share": sjf_share,
+        "fig3c-nohigh": sjf_nohigh,
+    }
+    if a.ablation in whole:
+        whole[a.ablation](pool)
         return
     if a.ablation == "fig3c-horizon":
         sjf_horizon(pool, tuple(range(1, (a.seeds or len(L.FULL.seeds)) + 1)))
-        return
-    if a.ablation == "fig3c-load":
-        sjf_load(pool)
-        return
-    if a.ablation == "fig3c-share":
-        sjf_share(pool)
-        return
-    if a.ablation == "fig3c-nohigh":
-        sjf_nohigh(pool)
         return
     if a.ablation in TCP_ARMS:
         das_arms(pool, TCP_ARMS[a.ablation], mean=a.das_mean * 1e3)

@@ -1,0 +1,18 @@
+"""The scripts of tools/ablations/, imported as modules (they are not a package), so tests can
+check what their arms run."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+
+def load(name: str) -> ModuleType:
+    """tools/ablations/``name``.py as a module."""
+    path = Path(__file__).resolve().parents[2] / "tools" / "ablations" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_ablations", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
