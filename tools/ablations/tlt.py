@@ -2,7 +2,8 @@
 `python/dcnsim/papers/tlt/notes.py`, ROCE_MISS_NOTES): each arm changes one thing against a
 Fig 6 variant of the reproduction and prints, per seed, what the notes cite: the foreground
 p99.9 and the background mean FCT, the foreground timeouts, the important (green) packets
-dropped and all drops. Runs are cached in --runs like a reproduction's.
+dropped and all drops, and the foreground flows' NACK rounds (all of them, and those at or
+above the p99). Runs are cached in --runs like a reproduction's.
 
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl          # reduced scale
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full   # seeds 1-5, 240 ms
@@ -83,6 +84,8 @@ OV_ARGS = ("degree",)
 def run_arms(
     pool: fw.Pool, scale: Any, arms: dict[str, tuple[str, dict[str, Any]]], transport: str
 ) -> None:
+    """Runs every arm (``(variant, one change)``) at ``scale`` for ``transport`` and prints
+    each seed's row."""
     c = SimpleNamespace(scale=scale, seeds=scale.seeds)
     seeds = R._seeds(c)  # type: ignore[arg-type]
     for name, (v, ch) in arms.items():
