@@ -113,13 +113,14 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "Per run, seeds 1–5: TLT removes most of vanilla DCQCN's foreground timeouts (lossy "
             "60,839–62,542; TLT 546, 1,188, 554, 1,655, 677) but its p99.9 (6.01–6.47 ms) stays "
             "near lossy's (5.52–9.14 ms) and far above +PFC's (1.57–1.62 ms). One change each, "
-            "seed 1: switch.shared_buffer 9 MB instead of 4.5 MB leaves no important drop (926 "
-            "before) and no timeout, p99.9 3.61 ms (lossy with 9 MB: 5.43 ms); recovery = sack "
-            "leaves no timeout, p99.9 1.48 ms. So TLT's remaining timeouts follow important "
-            "packets dropped at the shared buffer's dynamic threshold, and without them go-back-N "
-            "itself keeps the tail at more than twice SACK's (the reduced-scale note lists what "
-            "was ruled out and how a go-back-N round costs the tail; tools/ablations/tlt.py "
-            "fig6-dcqcn --full runs these arms at this scale)."
+            "seeds 1–5 (tools/ablations/tlt.py fig6-dcqcn --full): switch.shared_buffer 9 MB "
+            "instead of 4.5 MB leaves no important drop (908–2,771 per run before) and no "
+            "timeout, p99.9 3.61–3.90 ms (lossy with 9 MB: 5.43–6.10 ms), the foreground flows "
+            "at or above the p99 taking 6.4–6.9 NACK rounds each; recovery = sack leaves no "
+            "timeout, p99.9 1.47–1.52 ms, 1.00 round each. So TLT's remaining timeouts follow "
+            "important packets dropped at the shared buffer's dynamic threshold, and without "
+            "them go-back-N itself, about one packet a round (the reduced-scale note), keeps the "
+            "tail at more than twice SACK's."
         ),
     },
     "Fig6-sack-pfc": {
