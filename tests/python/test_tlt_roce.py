@@ -201,14 +201,14 @@ def test_ablation_arms_change_one_thing_and_notes_cite_only_them() -> None:
 
     abl = ablation_tools.load("tlt")
     c = SimpleNamespace(scale=presets.REDUCED, seeds=presets.REDUCED.seeds)
-    for arms in abl.ABLATIONS.values():
+    for transport, arms in abl.ABLATIONS.values():
         for name, (v, ch) in arms.items():
-            ov = tlt_roce._ov(c, v, "dcqcn")
+            ov = tlt_roce._ov(c, v, transport)
             base = dict(_leaves(config.prepare(tlt_roce.SCENARIO, seed=1, overrides=ov).normalized))
             assert len(ch) <= 1, name
             if ch and set(ch) <= set(abl.OV_ARGS):
                 # the incast's fan-in: the run builder's argument, the classes table only
-                ov_arm, want = tlt_roce._ov(c, v, "dcqcn", **ch), "classes"
+                ov_arm, want = tlt_roce._ov(c, v, transport, **ch), "classes"
             else:
                 ov_arm, want = {**ov, **ch}, None
             arm = config.prepare(tlt_roce.SCENARIO, seed=1, overrides=ov_arm).normalized

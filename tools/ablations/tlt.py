@@ -10,6 +10,9 @@ above the p99). Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full --only "preset,9 MB,sack"
     python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
     python tools/ablations/tlt.py fig6-dcqcn-degree --runs /tmp/tlt-abl   # incast fan-in
+    python tools/ablations/tlt.py fig6-irn --runs /tmp/tlt-abl            # IRN's two timeouts
+    python tools/ablations/tlt.py fig6-sack-pfc --runs /tmp/tlt-abl       # PFC's XOFF alpha
+    python tools/ablations/tlt.py fig6-hpcc-pfc --runs /tmp/tlt-abl       # the same, HPCC
 
 The reduced scale is the reproduction's (seeds 1 and 2, 10 ms), the full scale its --full
 (seeds 1-5, 240 ms), so an arm's "preset" line is the reproduction's own run.
@@ -59,6 +62,9 @@ FIG6_DCQCN_PFC: dict[str, tuple[str, dict[str, Any]]] = {
     "+TLT+PFC (preset)": ("tlt_pfc", {}),
     "+TLT+PFC, recovery sack": ("tlt_pfc", {"transports.dcqcn.roce.recovery": "sack"}),
     "+PFC, recovery sack": ("pfc", {"transports.dcqcn.roce.recovery": "sack"}),
+    # PFC's XOFF alpha (PFC_ALPHAS): the background mean Fig6-irn-vs-dcqcn-pfc compares
+    "+PFC, PFC alpha 1/128": ("pfc", {"switch.pfc.alpha": 1 / 128}),
+    "+PFC, PFC alpha 1/4": ("pfc", {"switch.pfc.alpha": 1 / 4}),
 }
 
 #: Vanilla DCQCN's lossy, +PFC and +TLT variants at other incast fan-ins: foreground flows per
@@ -70,10 +76,51 @@ FIG6_DCQCN_DEGREE: dict[str, tuple[str, dict[str, Any]]] = {
     for label, v in (("lossy", "base"), ("+PFC", "pfc"), ("+TLT", "tlt"))
 }
 
-ABLATIONS = {
-    "fig6-dcqcn": FIG6_DCQCN,
-    "fig6-dcqcn-pfc": FIG6_DCQCN_PFC,
-    "fig6-dcqcn-degree": FIG6_DCQCN_DEGREE,
+#: Lossy DCQCN+IRN (Fig6-irn-vs-dcqcn-pfc): which of IRN's two timeouts sets the foreground
+#: tail. The timer's value is chosen each time it restarts: RTO_low (454 us) while at most
+#: `rto_low_pkts` (3) packets are outstanding, counting lost and SACKed ones (the TLT
+#: reference's `GetIrnBytesInFlight`), RTO_high (1930 us) otherwise. One change each.
+FIG6_IRN: dict[str, tuple[str, dict[str, Any]]] = {
+    "lossy (preset)": ("base", {}),
+    # every timeout at RTO_low's value
+    "lossy, rto_high 454 us": ("base", {"transports.dcqcn_irn.roce.rto_high": "454us"}),
+    # RTO_low while up to 8 packets (a whole foreground flow) are outstanding
+    "lossy, rto_low_pkts 8": ("base", {"transports.dcqcn_irn.roce.rto_low_pkts": 8}),
+    "+TLT (preset)": ("tlt", {}),
+    # the colour threshold (200 kB) raised: fewer red background packets dropped
+    "+TLT, colour threshold 400 kB": ("tlt", {"switch.colour.threshold": "400000B"}),
+    "+TLT, colour threshold 1 MB": ("tlt", {"switch.colour.threshold": "1000000B"}),
+}
+
+#: PFC's dynamic XOFF, alpha x (buffer - headroom - used): the paper gives no PFC threshold;
+#: the preset's 1/16 is the TLT RoCE reference config's, 1/128 its code default.
+PFC_ALPHAS = (("1/128", 1 / 128), ("1/4", 1 / 4))
+
+
+def pfc_alpha_arms() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Lossy, +TLT, +PFC and +TLT+PFC, then +PFC and +TLT+PFC at each other XOFF alpha (one
+    change each): how TLT's background gain under PFC depends on how early PFC pauses."""
+    return {
+        "lossy": ("base", {}),
+        "+TLT": ("tlt", {}),
+        "+PFC (preset)": ("pfc", {}),
+        "+TLT+PFC (preset)": ("tlt_pfc", {}),
+        **{
+            f"{label}, PFC alpha {name}": (v, {"switch.pfc.alpha": a})
+            for name, a in PFC_ALPHAS
+            for label, v in (("+PFC", "pfc"), ("+TLT+PFC", "tlt_pfc"))
+        },
+    }
+
+
+#: Each ablation: the transport its arms run (a key of ``roce.LABEL``) and the arms.
+ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
+    "fig6-dcqcn": ("dcqcn", FIG6_DCQCN),
+    "fig6-dcqcn-pfc": ("dcqcn", FIG6_DCQCN_PFC),
+    "fig6-dcqcn-degree": ("dcqcn", FIG6_DCQCN_DEGREE),
+    "fig6-irn": ("dcqcn_irn", FIG6_IRN),
+    "fig6-sack-pfc": ("dcqcn_sack", pfc_alpha_arms()),
+    "fig6-hpcc-pfc": ("hpcc", pfc_alpha_arms()),
 }
 
 #: Arm changes that are arguments of the reproduction's run builder (``roce._ov``), not
@@ -131,16 +178,17 @@ def main() -> None:
         help="comma-separated parts of arm names: run only the arms whose name contains one",
     )
     a = ap.parse_args()
-    arms = ABLATIONS[a.ablation]
+    transport, arms = ABLATIONS[a.ablation]
     if a.only:
         parts = [p.strip() for p in a.only.split(",") if p.strip()]
         arms = {n: v for n, v in arms.items() if any(p in n for p in parts)}
         if not arms:
             ap.error(
-                f"--only {a.only!r} matches no arm of {a.ablation}: {list(ABLATIONS[a.ablation])}"
+                f"--only {a.only!r} matches no arm of {a.ablation}: "
+                f"{list(ABLATIONS[a.ablation][1])}"
             )
     pool = fw.Pool(a.runs, a.jobs, False)
-    run_arms(pool, presets.FULL if a.full else presets.REDUCED, arms, "dcqcn")
+    run_arms(pool, presets.FULL if a.full else presets.REDUCED, arms, transport)
 
 
 if __name__ == "__main__":
