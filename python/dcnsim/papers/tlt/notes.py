@@ -171,9 +171,9 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "fig6-irn --full, seeds 1–5): TLT's background mean over lossy IRN's is 1.05–1.07 per "
             "seed at the paper's 200 kB, 1.05–1.06 at 400 kB and 1.02–1.04 at 1 MB (2.2 M, 1.6 M "
             "and 0.84 M drops per run): a threshold that drops fewer red packets halves the 6%, "
-            "and the rest is not explained; the larger thresholds raise the foreground p99.9 to 1.63–1.71 ms "
-            "and its timeouts to 189–251 per run. The remaining timeouts at 200 kB are not "
-            "RTO_low's (seed 1 with rto_low = 1930 µs: 10) and were not investigated."
+            "and the rest is not explained; the larger thresholds raise the foreground p99.9 "
+            "to 1.63–1.71 ms and its timeouts to 189–251 per run. The remaining timeouts at 200 "
+            "kB are not RTO_low's (seed 1 with rto_low = 1930 µs: 10) and were not investigated."
         ),
     },
     "Fig6-irn-vs-dcqcn-pfc": {
