@@ -367,9 +367,13 @@ fn window_tlt_on_hpcc_recovers_fig4_losses_without_a_timeout() {
         assert_eq!(f.drops[0], tlt_drops, "{case}");
         assert_eq!(f.important_drops[0], 0, "{case}");
         assert!(f.important_pkts[0] >= 2, "{case}");
+        // TLT recovered the hole: an echo found it lost (its latest copy left before the
+        // echoed important packet), or an Important Clock packet resent it (in the 1 MB case
+        // the next important packet left before the lost retransmission, so its echo finds
+        // that copy still in flight; nothing else may be sent then, and the clock resends 100).
         assert!(
-            f.tlt_lost_segs[0] >= 1,
-            "{case}: TLT's loss detection found the hole"
+            f.tlt_lost_segs[0] >= 1 || f.clock_bytes[0] > 0,
+            "{case}: TLT's loss detection or its ACK-clocking recovered the hole"
         );
         assert!(f.fct_s[0] < 1e-3, "{case}: fct {}", f.fct_s[0]);
     }

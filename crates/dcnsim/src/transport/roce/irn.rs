@@ -19,6 +19,11 @@
 //!   otherwise; chosen each time the timer is (re)started. DCQCN+SACK uses one static RTO
 //!   (low = high).
 //!
+//! - **TLT loss detection** ([`Selective::tlt_judge`]): with TLT the sender stamps every
+//!   transmission with a per-flow send count (for the outstanding PSNs only), so that the
+//!   echo of an important packet marks lost exactly the packets whose latest transmission
+//!   left before it and that are still missing (TLT §5.1: paths are FIFO).
+//!
 //! Bitmaps are per flow, allocated on the first out-of-order packet / NACK (not per packet).
 
 use dcnsim_engine::Time;
@@ -40,6 +45,45 @@ impl Bits {
         }
         if let Some(w) = self.0.get_mut((i / 64) as usize) {
             *w |= 1 << (i % 64);
+        }
+    }
+}
+
+/// The send count of each outstanding PSN's latest transmission (`[base, base + v.len())`;
+/// 0 = before tracking began). Only TLT senders keep it: its loss detection needs to know
+/// which transmissions left before an important packet.
+#[derive(Clone, Debug, Default)]
+struct Stamps {
+    base: u64,
+    v: std::collections::VecDeque<u64>,
+}
+
+impl Stamps {
+    #[inline]
+    fn get(&self, psn: u64) -> u64 {
+        psn.checked_sub(self.base)
+            .and_then(|i| self.v.get(i as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+    fn set(&mut self, psn: u64, stamp: u64) {
+        let Some(i) = psn.checked_sub(self.base) else {
+            return;
+        };
+        let i = i as usize;
+        if i >= self.v.len() {
+            self.v.resize(i + 1, 0);
+        }
+        self.v[i] = stamp;
+    }
+    /// Forgets the PSNs below `una` (cumulatively acknowledged).
+    fn trim(&mut self, una: u64) {
+        while self.base < una {
+            if self.v.pop_front().is_none() {
+                self.base = una;
+                break;
+            }
+            self.base += 1;
         }
     }
 }
@@ -93,11 +137,19 @@ pub struct Selective {
     recover: u64,
     lost_below: u64,
     retx: u64,
-    /// TLT window-based loss detection (`tlt_judge`): retransmissions found lost again,
-    /// `[re, re_end)` (un-SACKed ones), resent before the `retx` range.
+    /// TLT loss detection (`tlt_judge`): packets found lost at an important packet's echo,
+    /// `[re, re_end)` (the un-SACKed ones whose latest transmission is stamped before
+    /// `re_stamp`), resent before the `retx` range.
     re: u64,
     re_end: u64,
-    /// Recovery episodes started (NACK or timeout).
+    re_stamp: u64,
+    /// TLT only: the latest transmission of each outstanding PSN ([`Stamps`]), the number of
+    /// transmissions so far, and that number when the recovery episode started (the `retx`
+    /// range skips what this episode already resent).
+    stamps: Option<Box<Stamps>>,
+    sends: u64,
+    ep_stamp: u64,
+    /// Recovery episodes started (NACK, timeout or TLT loss detection).
     pub episode: u64,
     /// An episode started and its first retransmission has not left yet (TLT §5.2).
     round_start: bool,
@@ -123,10 +175,32 @@ impl Selective {
             retx: 0,
             re: 0,
             re_end: 0,
+            re_stamp: 0,
+            stamps: None,
+            sends: 0,
+            ep_stamp: 0,
             episode: 0,
             round_start: false,
             max_outstanding: 0,
             iw: n,
+        }
+    }
+    /// Keeps a send stamp per outstanding PSN, for TLT's loss detection (call before the
+    /// first packet leaves).
+    pub fn with_stamps(mut self) -> Self {
+        self.stamps = Some(Box::default());
+        self
+    }
+    #[inline]
+    fn stamp(&self, psn: u64) -> u64 {
+        self.stamps.as_ref().map_or(0, |s| s.get(psn))
+    }
+    /// Records a transmission of `psn` (its stamp).
+    #[inline]
+    fn sent(&mut self, psn: u64) {
+        self.sends += 1;
+        if let Some(s) = &mut self.stamps {
+            s.set(psn, self.sends);
         }
     }
     #[inline]
@@ -138,13 +212,19 @@ impl Selective {
         self.recovery && (self.re < self.re_end || self.retx < self.lost_below)
     }
     /// Moves `retx` to the next lost packet (skipping acknowledged and SACKed ones).
+    /// With stamps (TLT), `retx` also skips packets this episode already resent, and `re`
+    /// the ones sent since the important packet that found them lost.
     fn seek(&mut self) {
         self.retx = self.retx.max(self.una);
-        while self.retx < self.lost_below && self.sacked.get(self.retx) {
+        while self.retx < self.lost_below
+            && (self.sacked.get(self.retx) || self.stamp(self.retx) > self.ep_stamp)
+        {
             self.retx += 1;
         }
         self.re = self.re.max(self.una);
-        while self.re < self.re_end && self.sacked.get(self.re) {
+        while self.re < self.re_end
+            && (self.sacked.get(self.re) || self.stamp(self.re) >= self.re_stamp)
+        {
             self.re += 1;
         }
     }
@@ -189,6 +269,8 @@ impl Selective {
             self.nxt += 1;
             (p, false)
         };
+        self.sent(psn);
+        self.seek();
         self.max_outstanding = self.max_outstanding.max(self.outstanding());
         self.restart(now);
         (psn, retx)
@@ -202,6 +284,9 @@ impl Selective {
             return false;
         }
         self.una = psn;
+        if let Some(s) = &mut self.stamps {
+            s.trim(psn);
+        }
         if self.recovery && self.una >= self.recover {
             // IRN §3.1: recovery ends when the cumulative acknowledgement passes the
             // recovery sequence.
@@ -268,6 +353,7 @@ impl Selective {
         self.recovery = true;
         self.recover = self.nxt;
         self.retx = self.una;
+        self.ep_stamp = self.sends;
         self.episode += 1;
         self.round_start = true;
     }
@@ -278,46 +364,41 @@ impl Selective {
         let first = retx && std::mem::take(&mut self.round_start);
         (first, retx && !self.lost_pending())
     }
-    /// TLT window-based: what to record when an important packet leaves (after its
-    /// [`Self::take`]): the next new PSN, the lowest retransmission still pending, the
-    /// episode.
+    /// TLT: what to record when an important packet leaves (after its [`Self::take`]): the
+    /// next new PSN and the packet's own send stamp.
     #[inline]
     pub fn tlt_snapshot(&self, psn: u64) -> super::tlt::Imp {
-        let lo = if !self.recovery {
-            self.una
-        } else if self.re < self.re_end {
-            self.re
-        } else {
-            self.retx.min(self.lost_below)
-        };
         super::tlt::Imp {
             psn,
             b: self.nxt,
-            lo,
-            episode: self.episode,
+            stamp: self.sends,
         }
     }
-    /// TLT window-based loss detection (TLT §5.1 "Guaranteed fast loss detection", Fig. 3a;
-    /// mechanisms §5.5.2): the Important Echo of the important packet `i` arrived. Paths are
-    /// FIFO, so every packet sent before it and still neither acknowledged nor SACKed is
-    /// lost: first transmissions below `i.b`, and the retransmissions of the same episode
-    /// below `i.lo` (those are resent once more, before the rest). Returns true if the echo
-    /// indicates a loss (data sent before `i` unacknowledged).
-    pub fn tlt_judge(&mut self, i: super::tlt::Imp) -> bool {
+    /// TLT loss detection (TLT §5.1 "Guaranteed fast loss detection", Fig. 3a; mechanisms
+    /// §5.5.2; rate-based TLT with selective repeat uses it as well): the Important Echo of
+    /// the important packet `i` arrived. Paths are FIFO, so every packet below `i.b` whose
+    /// latest transmission left before `i` (its stamp is older) and that is still neither
+    /// acknowledged nor SACKed is lost: all of them are resent, before the `retx` range,
+    /// whichever pass (first transmission, NACK-driven retransmission or an earlier
+    /// judgement) sent them. A packet resent after `i` is not judged: its copy is in flight.
+    /// Returns the number of packets found lost (0: none; no episode is started).
+    pub fn tlt_judge(&mut self, i: super::tlt::Imp) -> u64 {
         let b = i.b.min(self.n);
-        if self.una >= b {
-            return false;
+        let lost = (self.una..b)
+            .filter(|&p| !self.sacked.get(p) && self.stamp(p) < i.stamp)
+            .count() as u64;
+        if lost == 0 {
+            return 0;
         }
         if !self.recovery {
             self.start_episode();
-        } else if i.episode == self.episode {
-            // Retransmitted before the important packet and still missing: lost again.
-            self.re = self.una;
-            self.re_end = self.re_end.max(i.lo.min(b));
         }
-        self.lost_below = self.lost_below.max(b);
+        // (An echo is judged only for the latest important packet, so `b` never falls.)
+        self.re = self.una;
+        self.re_end = self.re_end.max(b);
+        self.re_stamp = i.stamp;
         self.seek();
-        true
+        lost
     }
     /// TLT important ACK-clocking (§5.1): the packet to send regardless of the window: the
     /// first lost one if any (a retransmission, as [`Self::take`]), else the first packet
@@ -333,6 +414,8 @@ impl Selective {
         if p >= self.nxt {
             return None;
         }
+        self.sent(p);
+        self.seek();
         self.restart(now);
         Some((p, true))
     }
@@ -521,6 +604,55 @@ mod tests {
         // Everything acknowledged: stopped.
         assert!(s.on_ack(1200, 6));
         assert_eq!(s.deadline(), None);
+    }
+
+    /// TLT §5.1 (FIFO paths): at the echo of important packet `i`, a packet is lost if its
+    /// latest transmission left before `i` and it is still missing, whichever pass sent it;
+    /// one resent after `i` is in flight. (A trace of a lossy IRN + TLT incast: PSN 6, resent
+    /// by the NACK pass and lost again, was missed while the second pass was under way, and
+    /// the flow waited for its timeout.)
+    #[test]
+    fn tlt_judges_by_what_left_before_the_important_packet() {
+        let mut s = Selective::new(8, Rto::fixed(1_000_000), Some(19)).with_stamps();
+        for _ in 0..8 {
+            s.take(0);
+        }
+        let i7 = s.tlt_snapshot(7);
+        // 0, 4 and the important 7 arrive (1, 2, 3, 5, 6 lost): ACK 1, NACK SACKing 4.
+        s.on_ack(1, 1);
+        s.on_nack(1, 1, 4);
+        let t: Vec<_> = (0..3).map(|_| s.take(2)).collect();
+        assert_eq!(t, vec![(1, true), (2, true), (3, true)]);
+        // The echo of 7 (a NACK SACKing it): 5 and 6, sent before 7, are lost; 1–3 were resent
+        // after it.
+        s.on_nack(3, 1, 7);
+        assert_eq!(s.tlt_judge(i7), 2);
+        assert_eq!(s.take(4), (5, true));
+        let i5 = s.tlt_snapshot(5);
+        assert_eq!(s.take(4), (6, true));
+        // 2 arrives; 1, 3 and the resent 6 are lost again; the echo of 5: 1 and 3 (resent
+        // before 5) are lost, 6 (resent after 5) is in flight.
+        s.on_nack(5, 1, 2);
+        s.on_nack(6, 1, 5);
+        assert_eq!(s.tlt_judge(i5), 2);
+        assert_eq!(s.take(7), (1, true));
+        let i1 = s.tlt_snapshot(1);
+        assert_eq!(s.take(7), (3, true));
+        assert!(!s.has_next());
+        // 1 and 3 arrive: the echo of 1 (ACK 3) finds 6 lost (resent before 1), not 3 (resent
+        // after 1, in flight).
+        s.on_ack(8, 3);
+        assert_eq!(s.tlt_judge(i1), 1);
+        assert_eq!(s.take(8), (6, true));
+        // A judgement with nothing lost starts no episode and resends nothing.
+        let mut u = Selective::new(4, Rto::fixed(1_000_000), None).with_stamps();
+        for _ in 0..4 {
+            u.take(0);
+        }
+        let i = u.tlt_snapshot(3);
+        u.on_ack(1, 4);
+        assert_eq!(u.tlt_judge(i), 0);
+        assert!(!u.recovery && !u.has_next());
     }
 
     #[test]

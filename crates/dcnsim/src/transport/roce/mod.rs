@@ -240,6 +240,12 @@ impl RoceFlow {
                 SackRx::default(),
             ),
         };
+        // TLT's loss detection on selective repeat needs each transmission's send stamp
+        // (`Selective::tlt_judge`).
+        let qp = match qp {
+            Qp::Sel(t, rx) if p.tlt != RoceTlt::Off => Qp::Sel(t.with_stamps(), rx),
+            qp => qp,
+        };
         RoceFlow {
             p: *p,
             size: d.size,
@@ -344,9 +350,9 @@ impl RoceFlow {
         };
         if let Some(i) = self.tlt.pending.filter(|i| i.psn == echoed) {
             self.tlt.pending = None;
-            let before = t.una;
-            if t.tlt_judge(i) {
-                cx.rec.tlt_lost_segs += i.b.min(t.n).saturating_sub(before);
+            let lost = t.tlt_judge(i);
+            if lost > 0 {
+                cx.rec.tlt_lost_segs += lost;
                 cx.rearm(Timer::Pace);
             }
         }

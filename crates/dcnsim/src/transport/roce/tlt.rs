@@ -62,17 +62,15 @@ pub enum Mark {
     Clock,
 }
 
-/// What the sender recorded when the important packet in flight left (window-based): `b` =
-/// the next new PSN then (every first transmission below it left before it), `lo` = the
-/// lowest retransmission still pending then (retransmissions below it left before it), and
-/// the recovery episode it was sent in.
+/// What the sender recorded when an important packet left: `b` = the next new PSN then
+/// (every first transmission below it left before it) and the packet's send stamp (every
+/// transmission with an older stamp left before it; [`super::irn::Selective::tlt_judge`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imp {
     /// The important packet's PSN (an echo is matched to it).
     pub psn: u64,
     pub b: u64,
-    pub lo: u64,
-    pub episode: u64,
+    pub stamp: u64,
 }
 
 /// The sender's TLT state.
@@ -203,8 +201,7 @@ mod tests {
         t.pending = Some(Imp {
             psn: 1,
             b: 2,
-            lo: 0,
-            episode: 0,
+            stamp: 2,
         });
         assert_eq!(t.mark(&new(2)), Mark::None);
         // An echo: the next packet is important, once.
