@@ -81,7 +81,7 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "9 MB instead of 4.5 MB "
             "the same run has no green drop, no timeout and a p99.9 of 2.64 ms (lossy with 9 MB: "
             "5.24 ms). (2) Without timeouts, go-back-N itself: DCQCN+SACK+TLT (recovery = sack, "
-            "the only change) has 1.43 / 1.44 ms. Not the number of red drops: a 400 kB colour "
+            "the only change) has 1.44 / 1.42 ms. Not the number of red drops: a 400 kB colour "
             "threshold (seed 2) cuts drops from 158,737 to 114,903 and leaves p99.9 at 2.70 ms (1 "
             "MB: 1,604 important drops, 763 foreground timeouts, 5.38 ms), nor the marks every 96 "
             "packets (N = 384: 2.71 ms). How go-back-N costs the tail (tools/ablations/tlt.py "
@@ -92,7 +92,7 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "foreground flows (8 packets each) at or above the p99 take 6.85 NACK rounds and "
             "34.5 retransmissions each (all foreground flows 5.79 rounds), about 0.39 ms a round "
             "(2.65 ms / 6.85: a trip through up to 1.9 MB of mostly green packets at 40 Gb/s); "
-            "with selective repeat (recovery = sack, the one change) 1.00 round and 20.9 "
+            "with selective repeat (recovery = sack, the one change) 1.00 round and 20.4 "
             "retransmissions. Over the incast degree (tools/ablations/tlt.py fig6-dcqcn-degree: "
             "only the foreground flows per sender change, their load kept; seed 1 / seed 2) "
             "at 2 / 4 / 5 / 8 flows per sender: lossy 0.44 / 0.42, 4.64 / 4.66, 4.77 / 4.72, "
@@ -125,9 +125,9 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     },
     "Fig6-sack-pfc": {
         "reduced": (
-            "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.0× (4,571 / 5,002 → 1,576 / 1,610 per run) "
-            "and the paused time 7.0× (port-seconds 0.106 / 0.102 → 0.0142 / 0.0150), each just "
-            "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.97 ms). The "
+            "TLT cuts DCQCN+SACK+PFC's PAUSE frames 3.1× (4,571 / 5,002 → 1,573 / 1,552 per run) "
+            "and the paused time 7.1× (port-seconds 0.106 / 0.102 → 0.0144 / 0.0149), each just "
+            "below its band, and the background mean 1.14× (2.30 / 2.26 → 2.01 / 1.99 ms). The "
             "same runs on the NIC before it pulled from its QPs (commit f23d739): PFC 7,283 / "
             "7,128 PAUSE frames and 0.129 / 0.111 port-seconds, TLT+PFC 1,470 / 1,377 and 0.013: "
             "the ratios (then about 5× and 9×) fell because the PFC baseline pauses less now that "
@@ -139,41 +139,41 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
         ),
         "full": (
             "The PAUSE frames (6.0× fewer) and the paused time (16×) are in their bands; the "
-            "background gain (1.91×; PFC 7.4–9.2 ms, TLT+PFC 3.9–4.9 ms per run) is above the "
+            "background gain (1.9×; PFC 7.4–9.2 ms, TLT+PFC 3.9–4.9 ms per run) is above the "
             "paper's 1.27× and its band [1.14, 1.54]. Its size hinges on PFC's dynamic XOFF α, "
             "which the paper does not give (the preset's 1/16 is the TLT RoCE reference config's). "
             "One change to both variants (tools/ablations/tlt.py fig6-sack-pfc --full, seeds "
-            "1–5): at α = 1/128 (the reference code's default) PFC 30.1–32.6 ms, TLT+PFC "
-            "21.9–24.4 ms, 1.33–1.37× per seed; at 1/4 PFC 5.2–6.4 ms, TLT+PFC 3.7–4.6 ms, "
-            "1.39–1.45×; both inside the band, the preset's 1.85–1.97× above it. Why the gain "
+            "1–5; TLT+PFC re-run after the TLT loss-detection fix of 2026-11-27, which moved "
+            "these ratios by at most 0.05 and left TLT+PFC's PAUSE frames at 31.9–32.4 k per "
+            "run): at α = 1/128 (the reference code's default) PFC 30.1–32.6 ms, TLT+PFC "
+            "22.4–24.4 ms, 1.34–1.35× per seed; at 1/4 PFC 5.2–6.4 ms, TLT+PFC 3.6–4.7 ms, "
+            "1.37–1.45×; both inside the band, the preset's 1.86–1.95× above it. Why the gain "
             "peaks near 1/16 was not investigated."
         ),
     },
     "Fig6-irn-tlt": {
         "reduced": (
-            "The foreground gain (1.96×) is in the band and IRN+TLT has no timeout (0 per run); "
-            "the background interval (TLT ÷ IRN 1.03 [0.85, 1.29], two seeds) straddles the "
+            "The foreground gain (1.98×) is in the band and IRN+TLT has no timeout (0 per run); "
+            "the background interval (TLT ÷ IRN 1.02 [0.836, 1.28], two seeds) straddles the "
             "band's edge. Before the RoCE retransmission timer restarted on every send and every "
             "ACK or NACK (InfiniBand o9-85, the reference NIC's rule; docs/rdma.md), IRN+TLT "
             "timed out 2,175 / 2,176 times per run and gained 1.64×: IRN's RTO_low (454 µs) fired "
             "while a flow's packets waited in the receiver's queue. A higher colour threshold "
-            "(one change, tools/ablations/tlt.py fig6-irn) drops fewer packets (100 k per run at "
-            "200 kB, 75 k at 400 kB, 38 k at 1 MB) but hardly moves the background mean (1.19 / "
-            "1.23 ms at 200 kB, 1.18 / 1.24 at 400 kB, 1.17 / 1.22 at 1 MB; lossy 1.15 / 1.20)."
+            "(one change, tools/ablations/tlt.py fig6-irn) drops fewer packets (88 k per run at "
+            "200 kB, 68 k at 400 kB, 38 k at 1 MB) but does not move the background mean (1.17 / "
+            "1.23 ms at 200 kB and at 400 kB, 1.17 / 1.21 at 1 MB; lossy 1.15 / 1.20)."
         ),
         "full": (
-            "The foreground gain (1.90×) is in the band and IRN+TLT all but stops timing out (8, "
-            "8, 11, 5, 6 per run: 0.05 per 1k flows; 378 before the RDMA timer fix, lossy "
-            "80,327–80,822). The background interval (TLT ÷ IRN 1.06 [1.00, 1.11]) straddles the "
-            "band's edge 1.05: the paper has TLT 5.9% better, ours is about 6% worse. Measured in "
-            "the same runs: TLT's colour threshold drops 23–27 k background packets per run "
-            "(lossy 1.2–1.5 k). One change, the colour threshold (tools/ablations/tlt.py "
-            "fig6-irn --full, seeds 1–5): TLT's background mean over lossy IRN's is 1.05–1.07 per "
-            "seed at the paper's 200 kB, 1.05–1.06 at 400 kB and 1.02–1.04 at 1 MB (2.2 M, 1.6 M "
-            "and 0.84 M drops per run): a threshold that drops fewer red packets halves the 6%, "
-            "and the rest is not explained; the larger thresholds raise the foreground p99.9 "
-            "to 1.63–1.71 ms and its timeouts to 189–251 per run. The remaining timeouts at 200 "
-            "kB are not RTO_low's (seed 1 with rto_low = 1930 µs: 10) and were not investigated."
+            "Measured after the TLT loss-detection fix of 2026-11-27 (docs/rdma.md) with "
+            "tools/ablations/tlt.py fig6-irn --full, seeds 1–5 (the full reproduction was not "
+            "re-run): IRN+TLT's foreground p99.9 is 1.45–1.49 ms per run (lossy 2.82–2.85 ms, "
+            "1.91–1.95× per seed, in the band) and it no longer times out (0 per run; before the "
+            "fix 5–11, lossy 80,327–80,822). Its background mean is 1.03–1.04× lossy IRN's per "
+            "seed (before the fix 1.05–1.07), inside the band [0.8, 1.05]; the paper has TLT 5.9%"
+            " better. One change, the colour threshold: 1.04× at 400 kB, 1.02–1.03× at 1 MB (1.9 "
+            "M, 1.5 M and 0.84 M drops per run at 200 kB, 400 kB and 1 MB), and the larger "
+            "thresholds bring foreground timeouts back (51–81 and 57–101 per run; one traced at "
+            "the reduced scale is RTO_low firing while the echo waited 355 µs in queues)."
         ),
     },
     "Fig6-irn-vs-dcqcn-pfc": {
@@ -212,56 +212,61 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     "Fig6-gap": {
         "reduced": (
             "Only vanilla DCQCN misses (TLT ÷ PFC 3.24): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
-            "PFC 0.99, lossy ÷ TLT 3.66) and IRN (TLT ÷ DCQCN+PFC 1.00, lossy ÷ TLT 1.96) close "
+            "PFC 0.99, lossy ÷ TLT 3.63) and IRN (TLT ÷ DCQCN+PFC 0.99, lossy ÷ TLT 1.98) close "
             "the gap."
         ),
         "full": (
             "Only vanilla DCQCN misses (TLT ÷ PFC 3.85): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
             "PFC 0.94, lossy ÷ TLT 6.09) and IRN (TLT ÷ DCQCN+PFC 0.94, lossy ÷ TLT 1.90) close "
-            "the gap."
+            "the gap (the full reproduction, before the TLT loss-detection fix of 2026-11-27; "
+            "after it, per seed in the runs of tools/ablations/tlt.py fig6-sack-pfc and fig6-irn "
+            "--full: DCQCN+SACK TLT ÷ PFC 0.93–0.94, IRN TLT ÷ DCQCN+PFC 0.90–0.94)."
         ),
     },
     "Fig6-hpcc": {
         "reduced": (
-            "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.45 ms (3.44×, in the band) "
-            "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.93, "
-            "PFC ÷ TLT+PFC 0.97; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
+            "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.42 ms (3.50×, in the band) "
+            "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.95, "
+            "PFC ÷ TLT+PFC 1.00; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
             "HPCC's background flows lose 0 / 21 packets and time out 0 / 2 times per run, so the "
             "lossy background has little for TLT to win here; why the paper's does is not known. "
             "With PFC the gain depends on PFC's dynamic XOFF α, which the paper does not give "
             "(one change to both, tools/ablations/tlt.py fig6-hpcc-pfc): at α = 1/128 instead "
             "of the preset's 1/16 PFC's background mean is 3.07 / 2.87 ms and PFC ÷ TLT+PFC "
-            "1.15× (TLT+PFC 2.71 / 2.44 ms, but its foreground p99.9 4.51 / 4.20 ms with 11 / 26 "
-            "timeouts); at 1/4 it is 0.97×, as at 1/16."
+            "1.25× (TLT+PFC 2.45 / 2.30 ms, but its foreground p99.9 2.24 / 2.15 ms with 1 / 2 "
+            "timeouts); at 1/4 it is 0.98× (TLT+PFC is the lossy +TLT run: nothing pauses)."
         ),
         "full": (
-            "TLT cuts lossy HPCC's foreground p99.9 6.1× (5.01–9.13 → 1.46–1.51 ms per run, in "
-            "the band) and its timeouts (79,624–81,116 → 0), but the background mean is 12% worse "
-            "with TLT (lossy 1.27–1.46 ms, TLT 1.43–1.64 ms; the paper 3.4× better): lossy HPCC's "
-            "background flows time out 66–102 times per run (of 11,636), while TLT's colour "
-            "threshold drops 13–14 k of their packets (lossy 650–910). Why the paper's lossy "
-            "background suffers so much more is not known. With PFC (paper: TLT 20.5% better, "
-            "band [1.13, 1.52]; ours PFC 1.46–1.63 ms, TLT+PFC 1.52–1.74 ms, 0.94–0.96× per seed) "
-            "the gain hinges on PFC's dynamic XOFF α, which the paper does not give (one change "
-            "to both, tools/ablations/tlt.py fig6-hpcc-pfc --full, seeds 1–5): at α = 1/128 PFC "
-            "27.7–30.2 ms, TLT+PFC 18.7–21.2 ms, 1.43–1.48× per seed, inside the band, but "
-            "TLT+PFC's foreground p99.9 is then 5.2 ms with about 1,000 timeouts per run and no "
-            "important packet dropped (not investigated); at 1/4 0.92–0.94×."
+            "TLT runs measured after the TLT loss-detection fix of 2026-11-27 "
+            "(tools/ablations/tlt.py fig6-hpcc-pfc --full, seeds 1–5). TLT cuts lossy HPCC's "
+            "foreground p99.9 (5.01–9.13 → 1.43–1.45 ms per run, in the band) and its timeouts "
+            "(79,624–81,116 → 0), but the background mean is about 10% worse with TLT (lossy "
+            "1.27–1.46 ms, TLT 1.40–1.60 ms; the paper 3.4× better). Lossy HPCC's background "
+            "flows time out 66–102 times per run (of 11,636; the lossy runs do not change with "
+            "the fix), while before the fix TLT's colour threshold dropped 13–14 k of their "
+            "packets (lossy 650–910). Why the paper's lossy background suffers so much more is "
+            "not known. With PFC (paper: TLT 20.5% better, band [1.13, 1.52]; ours PFC 1.46–1.63 "
+            "ms, TLT+PFC 1.48–1.69 ms, 0.96–0.99× per seed) the gain hinges on PFC's dynamic XOFF"
+            " α, which the paper does not give (one change to both): at α = 1/128 PFC 27.7–30.2 "
+            "ms, TLT+PFC 15.7–18.2 ms, 1.66–1.76× per seed, above the band, with TLT+PFC's "
+            "foreground p99.9 at 4.1 ms and 338–381 timeouts per run without an important packet "
+            "dropped (not investigated); at 1/4 0.94–0.97× (TLT+PFC is the lossy +TLT run: "
+            "nothing pauses)."
         ),
     },
     "Fig9a-hpcc-load": {
         "reduced": (
-            "TLT keeps HPCC+PFC's foreground tail within 1.08–1.10× at every load and cuts the "
-            "PAUSE frames (60%: 3,260 / 3,284 → 1,438 / 1,455 per run) and the paused time (0.054 "
-            "/ 0.049 → 0.012 port-seconds), but the background mean does not move (PFC ÷ TLT+PFC "
-            "1.00, 0.97, 1.01 at 20, 40, 60%). Hypothesis (not ablated): HPCC keeps queues short "
+            "TLT keeps HPCC+PFC's foreground tail within 1.09–1.13× at every load and cuts the "
+            "PAUSE frames (60%: 3,260 / 3,284 → 1,385 / 1,462 per run) and the paused time (0.054 "
+            "/ 0.049 → 0.013 port-seconds), but the background mean does not move (PFC ÷ TLT+PFC "
+            "1.01, 1.00, 1.03 at 20, 40, 60%). Hypothesis (not ablated): HPCC keeps queues short "
             "enough that PFC rarely holds background flows back here."
         ),
     },
     "Fig15-roce-sack": {
         "reduced": (
             "DCQCN+SACK+TLT and DCQCN+SACK+PFC now have about the same foreground tail (PFC ÷ TLT "
-            "1.01, 1.13, 1.02; web server: PFC 1.71 / 1.68 ms, TLT 1.52 / 1.48 ms), the paper has "
+            "1.01, 1.12, 1.07; web server: PFC 1.71 / 1.68 ms, TLT 1.53 / 1.49 ms), the paper has "
             "PFC ahead. The PFC runs no longer time out (0 per run; on the NIC before the pull, "
             "commit f23d739, 40 / 0 on web search) and drop nothing; the web-server PFC runs send "
             "the most PAUSE frames (16,130 / 17,859 per run). Not investigated further."
@@ -269,11 +274,11 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     },
     "Fig18-degree-hpcc": {
         "reduced": (
-            "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 2.95× (5.15 / 5.25 → "
-            "1.78 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
-            "than TLT at every degree (1.66 vs 1.78 ms at 10), where the paper has TLT best at "
+            "At 10 flows per sender TLT cuts lossy HPCC's foreground p99.9 3.0× (5.25 → "
+            "1.75 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
+            "than TLT at every degree (1.66 vs 1.75 ms at 10), where the paper has TLT best at "
             "high degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At 2 "
-            "flows per sender TLT is 1.2× slower than lossy (0.41 vs 0.34 ms): there the lossy "
+            "flows per sender TLT is 1.16× slower than lossy (0.40 vs 0.34 ms): there the lossy "
             "buffer drops no packet, while the 200 kB colour threshold drops about 40,000 red "
             "packets per run (31,800 of them foreground). Not investigated further."
         ),
@@ -291,7 +296,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "TLT+PFC's foreground p99.9 (3.45–4.33 ms per run) is 2.5× +PFC's (1.57–1.62 ms); its "
             "background mean is 1.16× better. Cause, one change (tools/ablations/tlt.py "
             "fig6-dcqcn-pfc --full, seeds 1–5): with selective repeat instead of go-back-N "
-            "(recovery = sack) TLT+PFC's foreground p99.9 is 1.49–1.53 ms, at +PFC's, and its "
+            "(recovery = sack) TLT+PFC's foreground p99.9 is 1.48–1.54 ms (after the TLT "
+            "loss-detection fix of 2026-11-27; 1.49–1.53 before), at +PFC's, and its "
             "background mean 3.9–4.9 ms (+PFC 7.4–9.2 ms; +PFC with sack is the same run as "
             "+PFC: nothing is dropped). Under PFC the only losses are TLT's red drops (4.2–4.5 "
             "M per run), and each costs go-back-N rounds as in Fig6-dcqcn-tlt's note (at the "
