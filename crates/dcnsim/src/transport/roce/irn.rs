@@ -251,12 +251,10 @@ impl Selective {
         let (psn, retx) = if self.recovery && self.re < self.re_end {
             let p = self.re;
             self.re += 1;
-            self.seek();
             (p, true)
         } else if self.lost_pending() {
             let p = self.retx;
             self.retx += 1;
-            self.seek();
             (p, true)
         } else {
             let p = self.nxt;
@@ -270,7 +268,10 @@ impl Selective {
             (p, false)
         };
         self.sent(psn);
-        self.seek();
+        if retx {
+            // (After the stamp: the other pass's cursor may stand on the packet just resent.)
+            self.seek();
+        }
         self.max_outstanding = self.max_outstanding.max(self.outstanding());
         self.restart(now);
         (psn, retx)
