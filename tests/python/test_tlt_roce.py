@@ -113,6 +113,33 @@ def test_tlt_removes_vanilla_dcqcn_timeouts_in_the_fabric() -> None:
     assert np.percentile(fg, 99.9) < np.percentile(fgb, 99.9)
 
 
+def test_window_tlt_on_hpcc_clocks_when_the_window_closes_before_the_first_mark() -> None:
+    # HPCC + window-based TLT + PFC with PFC's XOFF alpha at 1/128 (tools/ablations/tlt.py
+    # fig6-hpcc-pfc), 10 ms of the reduced scale's seed 1. A foreground QP's first window left
+    # slowly (its NIC shared by eight QPs); HPCC shrank the window before the first window's
+    # last packet, the one TLT marks, had left, and the red packets that had left were
+    # dropped: nothing important in flight, no ACK to reopen the window. An Important Clock
+    # packet keeps TLT's one important packet in flight; without it the QP waited for the
+    # 4 ms RTO. With no important (green) packet dropped, no flow may time out.
+    from types import SimpleNamespace
+
+    from dcnsim.papers.tlt import presets
+
+    c = SimpleNamespace(scale=presets.REDUCED, seeds=presets.REDUCED.seeds)
+    ov = {
+        **tlt_roce._ov(c, "tlt_pfc", "hpcc"),  # type: ignore[arg-type]
+        "switch.pfc.alpha": 1 / 128,
+        "run.duration": "10ms",
+        "run.horizon": "15ms",
+    }
+    r = dcnsim.run("tlt_roce", seed=1, set=ov, progress=False)
+    assert r.queues["red_drops"].sum() > 0
+    assert r.queues["green_drops"].sum() == 0
+    assert r.flows["important_drops"].sum() == 0
+    assert r.flows["clock_bytes"].sum() > 0
+    assert r.flows["rto_count"].sum() == 0
+
+
 def test_every_roce_miss_note_names_a_roce_figure() -> None:
     # A note is attached by figure id (tlt._noted): a misspelt key would never reach the
     # report. Every key must be one of the RoCE half's figures and be in the merged table.

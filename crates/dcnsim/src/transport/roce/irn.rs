@@ -401,6 +401,11 @@ impl Selective {
         self.seek();
         lost
     }
+    /// Whether [`Self::take_clock`] has a packet: a lost one, or one outstanding that is
+    /// neither acknowledged nor SACKed.
+    pub fn can_clock(&self) -> bool {
+        self.lost_pending() || (self.una..self.nxt).any(|p| !self.sacked.get(p))
+    }
     /// TLT important ACK-clocking (§5.1): the packet to send regardless of the window: the
     /// first lost one if any (a retransmission, as [`Self::take`]), else the first packet
     /// neither acknowledged nor SACKed, sent again. None if nothing is outstanding.

@@ -284,7 +284,21 @@ impl RoceFlow {
                 Qp::Gbn(t, _) => t.nxt - t.una < self.win,
                 Qp::Sel(..) => true,
             })
-            || self.tlt.clock_next
+            || self.clock_due()
+    }
+    /// Window-based TLT keeps one important packet in flight (TLT §5.1). When nothing may be
+    /// sent, one Important Clock packet goes regardless of the window (important
+    /// ACK-clocking) if an echo made the next packet important, or if no important packet is
+    /// in flight at all. [not in the paper] The second case: HPCC's window can close before
+    /// the last packet of the first window, the one TLT marks, leaves; if what did leave is
+    /// lost, no ACK would ever reopen the window and the flow would wait for its RTO. Decided
+    /// when the QP would send (as the TLT RoCE simulator decides its forced transmission in
+    /// `GetNxtPacket`), so an ACK between the echo and the send counts.
+    #[inline]
+    fn clock_due(&self) -> bool {
+        self.tlt.mode == RoceTlt::Window
+            && (self.tlt.send_important || self.tlt.pending.is_none())
+            && matches!(&self.qp, Qp::Sel(t, _) if !t.has_next() && !t.done() && t.can_clock())
     }
     /// HPCC's window W in packets caps what is outstanding (mechanisms §4.11, `HAS_WIN 1`).
     fn apply_window(&mut self) {
@@ -359,10 +373,9 @@ impl RoceFlow {
         if self.tlt.mode != RoceTlt::Window {
             return;
         }
+        // The next packet is Important Data, or Important Clock if none may go when the QP
+        // comes to send (`clock_due`).
         self.tlt.send_important = true;
-        if !t.has_next() && !t.done() {
-            self.tlt.clock_next = true;
-        }
         cx.rearm(Timer::Pace);
     }
 }
@@ -513,23 +526,18 @@ impl Endpoint for RoceFlow {
                     return;
                 }
                 let had_timer = self.qp.deadline().is_some();
-                if self.tlt.clock_next && self.qp.has_next() {
-                    // The window opened since the echo: a normal packet goes, as Important
-                    // Data (sendState is still Important).
-                    self.tlt.clock_next = false;
-                }
+                // (Otherwise a packet may go inside the window: if an echo made it important,
+                // as Important Data.)
+                let clock = self.clock_due();
                 let s = match &mut self.qp {
-                    Qp::Sel(t, _) if self.tlt.clock_next && !t.has_next() => {
-                        match t.take_clock(cx.now) {
-                            Some((psn, retx)) => Sent {
-                                psn,
-                                retx,
-                                ..Sent::default()
-                            },
-                            None => {
-                                self.tlt.clock_next = false;
-                                return;
-                            }
+                    Qp::Sel(t, _) if clock => {
+                        // `clock_due` checked that there is a packet to clock with.
+                        let (psn, retx) = t.take_clock(cx.now).unwrap_or((t.una, true));
+                        self.tlt.clock_next = true;
+                        Sent {
+                            psn,
+                            retx,
+                            ..Sent::default()
                         }
                     }
                     _ => self.qp.take(cx.now),

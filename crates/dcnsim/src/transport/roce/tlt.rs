@@ -81,7 +81,8 @@ pub struct TltTx {
     sent: u64,
     /// Window-based: the next packet is Important Data (Alg. 1 sendState).
     pub send_important: bool,
-    /// Window-based: the next packet is Important Clock Data, sent regardless of the window.
+    /// Window-based: the packet being sent is Important Clock Data, sent regardless of the
+    /// window (set by the sender just before [`Self::mark`]).
     pub clock_next: bool,
     /// Window-based: the important packet in flight, not yet echoed.
     pub pending: Option<Imp>,
