@@ -226,15 +226,15 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     "Fig6-hpcc": {
         "reduced": (
             "TLT brings lossy HPCC's foreground p99.9 from 5.0 to 1.42 ms (3.50×, in the band) "
-            "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.95, "
+            "and removes every timeout, but the background mean does not move (lossy ÷ TLT 0.94, "
             "PFC ÷ TLT+PFC 1.00; the paper 3.4× and 1.26×). Measured in the same runs: lossy "
             "HPCC's background flows lose 0 / 21 packets and time out 0 / 2 times per run, so the "
             "lossy background has little for TLT to win here; why the paper's does is not known. "
             "With PFC the gain depends on PFC's dynamic XOFF α, which the paper does not give "
             "(one change to both, tools/ablations/tlt.py fig6-hpcc-pfc): at α = 1/128 instead "
             "of the preset's 1/16 PFC's background mean is 3.07 / 2.87 ms and PFC ÷ TLT+PFC "
-            "1.25× (TLT+PFC 2.45 / 2.30 ms, but its foreground p99.9 2.24 / 2.15 ms with 1 / 2 "
-            "timeouts); at 1/4 it is 0.98× (TLT+PFC is the lossy +TLT run: nothing pauses)."
+            "1.21× (TLT+PFC 2.52 / 2.37 ms, but its foreground p99.9 2.34 / 2.05 ms); at 1/4 it "
+            "is 0.97× (TLT+PFC is the lossy +TLT run: nothing pauses)."
         ),
         "full": (
             "TLT runs measured after the TLT loss-detection fix of 2026-11-27 "
@@ -256,8 +256,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     },
     "Fig9a-hpcc-load": {
         "reduced": (
-            "TLT keeps HPCC+PFC's foreground tail within 1.09–1.13× at every load and cuts the "
-            "PAUSE frames (60%: 3,260 / 3,284 → 1,385 / 1,462 per run) and the paused time (0.054 "
+            "TLT keeps HPCC+PFC's foreground tail within 1.09–1.11× at every load and cuts the "
+            "PAUSE frames (60%: 3,260 / 3,284 → 1,435 / 1,441 per run) and the paused time (0.054 "
             "/ 0.049 → 0.013 port-seconds), but the background mean does not move (PFC ÷ TLT+PFC "
             "1.01, 1.00, 1.03 at 20, 40, 60%). Hypothesis (not ablated): HPCC keeps queues short "
             "enough that PFC rarely holds background flows back here."
@@ -278,9 +278,9 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "1.75 ms; the paper 4.7×), on the band's lower edge, but +PFC keeps a shorter tail "
             "than TLT at every degree (1.66 vs 1.75 ms at 10), where the paper has TLT best at "
             "high degree (its Fig 15 has HPCC+PFC ahead of HPCC+TLT at 8 flows per sender). At 2 "
-            "flows per sender TLT is 1.16× slower than lossy (0.40 vs 0.34 ms): there the lossy "
+            "flows per sender TLT is 1.2× slower than lossy (0.41 vs 0.34 ms): there the lossy "
             "buffer drops no packet, while the 200 kB colour threshold drops about 40,000 red "
-            "packets per run (31,800 of them foreground). Not investigated further."
+            "packets per run (31,700 of them foreground). Not investigated further."
         ),
     },
     "TLT-N-96-vs-384": {
