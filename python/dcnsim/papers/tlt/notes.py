@@ -237,21 +237,21 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "is 0.97× (TLT+PFC is the lossy +TLT run: nothing pauses)."
         ),
         "full": (
-            "TLT runs measured after the TLT loss-detection fix of 2026-11-27 "
-            "(tools/ablations/tlt.py fig6-hpcc-pfc --full, seeds 1–5). TLT cuts lossy HPCC's "
-            "foreground p99.9 (5.01–9.13 → 1.43–1.45 ms per run, in the band) and its timeouts "
+            "TLT runs measured after the two TLT fixes of 2026-11-27 (docs/rdma.md), with "
+            "tools/ablations/tlt.py fig6-hpcc-pfc --full, seeds 1–5. TLT cuts lossy HPCC's "
+            "foreground p99.9 (5.01–9.13 → 1.43–1.44 ms per run, in the band) and its timeouts "
             "(79,624–81,116 → 0), but the background mean is about 10% worse with TLT (lossy "
-            "1.27–1.46 ms, TLT 1.40–1.60 ms; the paper 3.4× better). Lossy HPCC's background "
+            "1.27–1.46 ms, TLT 1.39–1.60 ms; the paper 3.4× better). Lossy HPCC's background "
             "flows time out 66–102 times per run (of 11,636; the lossy runs do not change with "
-            "the fix), while before the fix TLT's colour threshold dropped 13–14 k of their "
+            "the fixes), while before them TLT's colour threshold dropped 13–14 k of their "
             "packets (lossy 650–910). Why the paper's lossy background suffers so much more is "
             "not known. With PFC (paper: TLT 20.5% better, band [1.13, 1.52]; ours PFC 1.46–1.63 "
-            "ms, TLT+PFC 1.48–1.69 ms, 0.96–0.99× per seed) the gain hinges on PFC's dynamic XOFF"
+            "ms, TLT+PFC 1.47–1.69 ms, 0.96–0.99× per seed) the gain hinges on PFC's dynamic XOFF"
             " α, which the paper does not give (one change to both): at α = 1/128 PFC 27.7–30.2 "
-            "ms, TLT+PFC 15.7–18.2 ms, 1.66–1.76× per seed, above the band, with TLT+PFC's "
-            "foreground p99.9 at 4.1 ms and 338–381 timeouts per run without an important packet "
-            "dropped (not investigated); at 1/4 0.94–0.97× (TLT+PFC is the lossy +TLT run: "
-            "nothing pauses)."
+            "ms, TLT+PFC 16.1–18.6 ms, 1.62–1.72× per seed, above the band, TLT+PFC's foreground "
+            "p99.9 2.2–2.4 ms without a timeout (338–381 per run before the second fix, with no "
+            "important packet lost); at 1/4 0.94–0.97× (TLT+PFC is the lossy +TLT run: nothing "
+            "pauses)."
         ),
     },
     "Fig9a-hpcc-load": {
