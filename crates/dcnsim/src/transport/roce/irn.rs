@@ -149,8 +149,6 @@ pub struct Selective {
     stamps: Option<Box<Stamps>>,
     sends: u64,
     ep_stamp: u64,
-    /// Recovery episodes started (NACK, timeout or TLT loss detection).
-    pub episode: u64,
     /// An episode started and its first retransmission has not left yet (TLT §5.2).
     round_start: bool,
     /// The most packets ever outstanding (`nxt − una` after a send).
@@ -179,7 +177,6 @@ impl Selective {
             stamps: None,
             sends: 0,
             ep_stamp: 0,
-            episode: 0,
             round_start: false,
             max_outstanding: 0,
             iw: n,
@@ -355,7 +352,6 @@ impl Selective {
         self.recover = self.nxt;
         self.retx = self.una;
         self.ep_stamp = self.sends;
-        self.episode += 1;
         self.round_start = true;
     }
     /// After [`Self::take`] of a retransmission: (first, last) packet of its round (TLT

@@ -162,6 +162,7 @@ impl Qp {
             round_last,
             msg_last: psn + 1 == self.n(),
             iw_last: !retx && psn + 1 == iw,
+            clock: false,
         }
     }
     #[inline]
@@ -533,10 +534,10 @@ impl Endpoint for RoceFlow {
                     Qp::Sel(t, _) if clock => {
                         // `clock_due` checked that there is a packet to clock with.
                         let (psn, retx) = t.take_clock(cx.now).unwrap_or((t.una, true));
-                        self.tlt.clock_next = true;
                         Sent {
                             psn,
                             retx,
+                            clock: true,
                             ..Sent::default()
                         }
                     }

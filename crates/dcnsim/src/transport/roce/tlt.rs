@@ -50,6 +50,8 @@ pub struct Sent {
     pub msg_last: bool,
     /// A first transmission that ends the first window (window-based TLT's initial mark).
     pub iw_last: bool,
+    /// Sent by important ACK-clocking regardless of the window (window-based TLT, §5.1).
+    pub clock: bool,
 }
 
 /// The mark of a data packet.
@@ -81,9 +83,6 @@ pub struct TltTx {
     sent: u64,
     /// Window-based: the next packet is Important Data (Alg. 1 sendState).
     pub send_important: bool,
-    /// Window-based: the packet being sent is Important Clock Data, sent regardless of the
-    /// window (set by the sender just before [`Self::mark`]).
-    pub clock_next: bool,
     /// Window-based: the important packet in flight, not yet echoed.
     pub pending: Option<Imp>,
 }
@@ -94,7 +93,6 @@ impl TltTx {
             mode,
             sent: 0,
             send_important: false,
-            clock_next: false,
             pending: None,
         }
     }
@@ -124,7 +122,7 @@ impl TltTx {
                 }
             }
             RoceTlt::Window => {
-                if std::mem::take(&mut self.clock_next) {
+                if s.clock {
                     // TLT §5.1 important ACK-clocking (Alg. 1 l.36–41).
                     self.send_important = false;
                     Mark::Clock
@@ -210,9 +208,10 @@ mod tests {
         t.send_important = true;
         assert_eq!(t.mark(&new(3)), Mark::Important);
         assert_eq!(t.mark(&new(4)), Mark::None);
-        t.clock_next = true;
         t.send_important = true;
-        assert_eq!(t.mark(&new(1)), Mark::Clock);
+        let mut c = new(1);
+        c.clock = true;
+        assert_eq!(t.mark(&c), Mark::Clock);
         assert!(!t.send_important);
     }
 }
