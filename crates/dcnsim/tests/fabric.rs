@@ -382,6 +382,7 @@ fn random_run(seed: u64) -> (u64, u64, u64, Vec<u64>) {
             kmin: Amount::Pkts(2),
             kmax: Amount::Pkts(10),
             pmax: 0.5,
+            at: MarkAt::Enqueue,
             occupancy: Occupancy::Queue,
         })),
         shared_buffer: Some(Bytes(200_000)),

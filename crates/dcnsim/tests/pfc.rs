@@ -127,7 +127,7 @@ fn red_only_counts_red_bytes_and_frees_them_at_dequeue() {
         .enqueue(&total, 1, id, &mut a, &mut pool, &mut rng)
         .is_err());
     // Draining frees the red bytes.
-    while p.next_to_send(&prof, &mut a, &mut pool).is_some() {}
+    while p.next_to_send(&prof, &mut a, &mut pool, &mut rng).is_some() {}
     assert_eq!(p.red_bytes, 0);
 }
 

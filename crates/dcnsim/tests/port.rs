@@ -90,7 +90,7 @@ fn dequeue_marking_and_per_port_occupancy() {
     assert!(ids.iter().all(|&id| a.get(id).flags & flags::CE == 0));
     // strict: queue 0 first; the first departure leaves 3 in the port (≥ 2) → marked, etc.
     let sent: Vec<u32> = (0..4)
-        .map(|_| p.next_to_send(&prof, &mut a, &mut pool).unwrap())
+        .map(|_| p.next_to_send(&prof, &mut a, &mut pool, &mut rng).unwrap())
         .collect();
     let out: Vec<bool> = sent
         .iter()
@@ -101,48 +101,97 @@ fn dequeue_marking_and_per_port_occupancy() {
 
 #[test]
 fn red_marking_fraction_matches_formula() {
+    // At enqueue each arrival finds `hold` packets in front of it; at dequeue each departure
+    // leaves `hold` behind it (the arrival came first): the same occupancy, the same p.
     let (kmin, kmax, pmax) = (Amount::Bytes(5_000), Amount::Bytes(200_000), 0.4);
+    for at in [MarkAt::Enqueue, MarkAt::Dequeue] {
+        let cfg = PortConfig {
+            queues: 1,
+            scheduler: SchedConfig::Fifo,
+            ecn: PerQueue::One(EcnConfig::Red(RedEcn {
+                kmin,
+                kmax,
+                pmax,
+                at,
+                occupancy: Occupancy::Queue,
+            })),
+            ..PortConfig::default()
+        };
+        let prof = Profile::compile(&cfg, 0);
+        for hold in [3u64, 50, 100, 140] {
+            let (mut a, mut pool, mut rng) = (Arena::new(), SharedPool::default(), Rng::new(hold));
+            let mut p = port();
+            for _ in 0..hold {
+                let id = pkt(&mut a, 1000, false);
+                p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+                    .unwrap();
+            }
+            let n = 40_000;
+            let mut marks = 0;
+            for _ in 0..n {
+                let id = pkt(&mut a, 1000, true);
+                p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+                    .unwrap();
+                let out = p.next_to_send(&prof, &mut a, &mut pool, &mut rng).unwrap();
+                // (At dequeue the departing packet is an older, ECT one once the first
+                // `hold` non-ECT packets have left.)
+                let judged = if at == MarkAt::Enqueue { id } else { out };
+                if a.get(judged).flags & flags::CE != 0 {
+                    marks += 1;
+                }
+                a.free(out);
+            }
+            let want = red_prob(kmin, kmax, pmax, hold * 1000, hold);
+            // the first `hold` departures at dequeue are the non-ECT fill
+            let judged = if at == MarkAt::Enqueue {
+                n
+            } else {
+                n - hold as usize
+            };
+            let got = marks as f64 / judged as f64;
+            let sd = (want * (1.0 - want) / judged as f64).sqrt();
+            assert!(
+                (got - want).abs() <= 4.0 * sd + 1e-9,
+                "{at:?}, hold {hold}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn red_at_dequeue_judges_what_the_packet_leaves_behind() {
+    // p = 1 from 2 packets on (kmin 1, kmax 2, pmax 1): deterministic.
     let cfg = PortConfig {
         queues: 1,
         scheduler: SchedConfig::Fifo,
         ecn: PerQueue::One(EcnConfig::Red(RedEcn {
-            kmin,
-            kmax,
-            pmax,
+            kmin: Amount::Pkts(1),
+            kmax: Amount::Pkts(2),
+            pmax: 1.0,
+            at: MarkAt::Dequeue,
             occupancy: Occupancy::Queue,
         })),
         ..PortConfig::default()
     };
     let prof = Profile::compile(&cfg, 0);
-    for hold in [3u64, 50, 100, 140] {
-        let (mut a, mut pool, mut rng) = (Arena::new(), SharedPool::default(), Rng::new(hold));
-        let mut p = port();
-        for _ in 0..hold {
-            let id = pkt(&mut a, 1000, false);
-            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
-                .unwrap();
-        }
-        // keep occupancy at `hold` packets: each arrival finds hold × 1000 B queued.
-        let n = 40_000;
-        let mut marks = 0;
-        for _ in 0..n {
-            let id = pkt(&mut a, 1000, true);
-            p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
-                .unwrap();
-            let out = p.next_to_send(&prof, &mut a, &mut pool).unwrap();
-            a.free(out);
-            if a.get(id).flags & flags::CE != 0 {
-                marks += 1;
-            }
-        }
-        let want = red_prob(kmin, kmax, pmax, hold * 1000, hold);
-        let got = marks as f64 / n as f64;
-        let sd = (want * (1.0 - want) / n as f64).sqrt();
-        assert!(
-            (got - want).abs() <= 4.0 * sd + 1e-9,
-            "hold {hold}: {got} vs {want}"
-        );
+    let (mut a, mut pool, mut rng) = (Arena::new(), SharedPool::default(), Rng::new(1));
+    let mut p = port();
+    // Enqueued 4 deep: at enqueue the 3rd and 4th would be marked; at dequeue none is.
+    for _ in 0..4 {
+        let id = pkt(&mut a, 1000, true);
+        p.enqueue(&prof, 0, id, &mut a, &mut pool, &mut rng)
+            .unwrap();
+        assert_eq!(a.get(id).flags & flags::CE, 0);
     }
+    // The 1st leaves 3 behind, the 2nd 2 (marked); the 3rd 1 and the 4th none (not).
+    let out: Vec<bool> = (0..4)
+        .map(|_| {
+            let id = p.next_to_send(&prof, &mut a, &mut pool, &mut rng).unwrap();
+            a.get(id).flags & flags::CE != 0
+        })
+        .collect();
+    assert_eq!(out, vec![true, true, false, false]);
+    assert_eq!(p.q[0].ecn_marks, 2);
 }
 
 fn policies() -> Vec<(String, PortConfig, u64)> {
@@ -238,7 +287,7 @@ fn random_operation_sequences_keep_invariants() {
                         }
                         Err(_) => a.free(id),
                     }
-                } else if let Some(id) = p.next_to_send(&prof, &mut a, &mut pool) {
+                } else if let Some(id) = p.next_to_send(&prof, &mut a, &mut pool, &mut rng) {
                     a.free(id);
                     live -= 1;
                 }
@@ -262,7 +311,7 @@ fn random_operation_sequences_keep_invariants() {
                 }
             }
             // drain: work-conserving, returns everything
-            while let Some(id) = p.next_to_send(&prof, &mut a, &mut pool) {
+            while let Some(id) = p.next_to_send(&prof, &mut a, &mut pool, &mut rng) {
                 a.free(id);
                 live -= 1;
             }
@@ -292,7 +341,7 @@ fn driver_queue_holds_at_most_its_limit_and_feeds_fifo() {
             .unwrap();
         ids.push((id, 1));
     }
-    p.refill_driver(&prof, &mut a, &mut pool);
+    p.refill_driver(&prof, &mut a, &mut pool, &mut rng);
     assert_eq!(p.driver.pkts, 3);
     for _ in 0..2 {
         let id = pkt(&mut a, 1000, false);
@@ -300,7 +349,8 @@ fn driver_queue_holds_at_most_its_limit_and_feeds_fifo() {
             .unwrap();
         ids.push((id, 0));
     }
-    let order: Vec<u32> = std::iter::from_fn(|| p.next_to_send(&prof, &mut a, &mut pool)).collect();
+    let order: Vec<u32> =
+        std::iter::from_fn(|| p.next_to_send(&prof, &mut a, &mut pool, &mut rng)).collect();
     let classes: Vec<usize> = order
         .iter()
         .map(|id| ids.iter().find(|x| x.0 == *id).unwrap().1)

@@ -116,7 +116,7 @@ pub enum Occupancy {
     Port,
 }
 
-/// When a step marker looks at the queue.
+/// When a marker looks at the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkAt {
@@ -155,6 +155,10 @@ pub struct RedEcn {
     pub kmin: Amount,
     pub kmax: Amount,
     pub pmax: f64,
+    /// Enqueue (the default) or dequeue; HPCC's ns-3 simulator, on which the TLT and HPCC
+    /// papers ran DCQCN, marks at dequeue (`SwitchNode::SwitchNotifyDequeue`).
+    #[serde(default)]
+    pub at: MarkAt,
     #[serde(default)]
     pub occupancy: Occupancy,
 }

@@ -20,6 +20,7 @@ pub enum Marker {
         kmin: Amount,
         kmax: Amount,
         pmax: f64,
+        at_dequeue: bool,
         port: bool,
     },
 }
@@ -37,11 +38,13 @@ impl Marker {
                 kmin,
                 kmax,
                 pmax,
+                at,
                 occupancy,
             }) => Marker::Red {
                 kmin,
                 kmax,
                 pmax,
+                at_dequeue: at == MarkAt::Dequeue,
                 port: occupancy == Occupancy::Port,
             },
         }
@@ -56,6 +59,21 @@ impl Marker {
         )
     }
 
+    /// Whether this marker decides when the packet leaves (else when it arrives).
+    #[inline]
+    pub fn dequeues(&self) -> bool {
+        matches!(
+            self,
+            Marker::Step {
+                at_dequeue: true,
+                ..
+            } | Marker::Red {
+                at_dequeue: true,
+                ..
+            }
+        )
+    }
+
     /// Decision at enqueue, given the occupancy (bytes, packets) in front of the packet.
     #[inline]
     pub fn at_enqueue(&self, bytes: u64, pkts: u64, rng: &mut Rng) -> bool {
@@ -64,20 +82,32 @@ impl Marker {
             // DCTCP (Alizadeh et al. 2010 §3.1): mark when the instantaneous queue ≥ K.
             Marker::Step { k, at_dequeue, .. } => !at_dequeue && k.reached(bytes, pkts),
             Marker::Red {
-                kmin, kmax, pmax, ..
-            } => rng.chance(red_prob(kmin, kmax, pmax, bytes, pkts)),
+                kmin,
+                kmax,
+                pmax,
+                at_dequeue,
+                ..
+            } => !at_dequeue && rng.chance(red_prob(kmin, kmax, pmax, bytes, pkts)),
         }
     }
 
-    /// Decision at dequeue, given the occupancy left behind the packet.
+    /// Decision at dequeue, given the occupancy left behind the packet. RED draws from the
+    /// same per-switch stream as at enqueue (one draw per ECN-capable departure).
     #[inline]
-    pub fn at_dequeue(&self, bytes: u64, pkts: u64) -> bool {
+    pub fn at_dequeue(&self, bytes: u64, pkts: u64, rng: &mut Rng) -> bool {
         match *self {
             Marker::Step {
                 k,
                 at_dequeue: true,
                 ..
             } => k.reached(bytes, pkts),
+            Marker::Red {
+                kmin,
+                kmax,
+                pmax,
+                at_dequeue: true,
+                ..
+            } => rng.chance(red_prob(kmin, kmax, pmax, bytes, pkts)),
             _ => false,
         }
     }

@@ -61,15 +61,7 @@ impl Profile {
             };
             markers[q] = Marker::compile(&cfg.ecn.get(q));
         }
-        let any_dequeue_marking = markers.iter().any(|m| {
-            matches!(
-                m,
-                Marker::Step {
-                    at_dequeue: true,
-                    ..
-                }
-            )
-        });
+        let any_dequeue_marking = markers.iter().any(Marker::dequeues);
         Profile {
             nq,
             sched: Sched::compile(&cfg.scheduler, nq),
@@ -419,6 +411,7 @@ impl Port {
         prof: &Profile,
         arena: &mut Arena,
         pool: &mut SharedPool,
+        rng: &mut Rng,
     ) -> Option<(PktId, usize)> {
         let ready = self.nonempty & !self.paused;
         if ready == 0 {
@@ -472,7 +465,7 @@ impl Port {
                 (self.q[qi].bytes, self.q[qi].pkts as u64)
             };
             let pkt = arena.get_mut(id);
-            if pkt.flags & flags::ECT != 0 && m.at_dequeue(b, p) {
+            if pkt.flags & flags::ECT != 0 && m.at_dequeue(b, p, rng) {
                 if pkt.flags & flags::CE == 0 {
                     self.q[qi].ecn_marks += 1;
                 }
@@ -490,11 +483,12 @@ impl Port {
         prof: &Profile,
         arena: &mut Arena,
         pool: &mut SharedPool,
+        rng: &mut Rng,
     ) -> Option<PktId> {
         if prof.driver == 0 {
-            return self.dequeue_class(prof, arena, pool).map(|(id, _)| id);
+            return self.dequeue_class(prof, arena, pool, rng).map(|(id, _)| id);
         }
-        self.next_from_driver(prof, arena, pool)
+        self.next_from_driver(prof, arena, pool, rng)
     }
 
     /// `next_to_send` for a port with a driver queue (hosts with `host.driver_queue`), out
@@ -505,8 +499,9 @@ impl Port {
         prof: &Profile,
         arena: &mut Arena,
         pool: &mut SharedPool,
+        rng: &mut Rng,
     ) -> Option<PktId> {
-        self.refill_driver(prof, arena, pool);
+        self.refill_driver(prof, arena, pool, rng);
         if self.paused != 0 && self.driver.head != NIL {
             // PFC pauses the NIC's queue of a priority: a paused packet at the head of the
             // driver FIFO blocks it (head-of-line) until the RESUME.
@@ -517,14 +512,20 @@ impl Port {
         }
         self.driver
             .pop_front(arena)
-            .inspect(|_| self.refill_driver(prof, arena, pool))
+            .inspect(|_| self.refill_driver(prof, arena, pool, rng))
     }
 
     /// Moves packets from the class queues into the driver FIFO while it has room.
     #[inline]
-    pub fn refill_driver(&mut self, prof: &Profile, arena: &mut Arena, pool: &mut SharedPool) {
+    pub fn refill_driver(
+        &mut self,
+        prof: &Profile,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+        rng: &mut Rng,
+    ) {
         while self.driver.pkts < prof.driver {
-            match self.dequeue_class(prof, arena, pool) {
+            match self.dequeue_class(prof, arena, pool, rng) {
                 Some((id, _)) => self.driver.push_back(arena, id),
                 None => break,
             }

@@ -103,14 +103,9 @@ impl Sim {
             }
         }
         let prof = &self.profiles[prof_i];
-        let res = self.ports[pi].enqueue(
-            prof,
-            qi,
-            id,
-            &mut self.arena,
-            &mut self.nodes[node].pool,
-            &mut self.mark_rng[node],
-        );
+        let n = &mut self.nodes[node];
+        let res =
+            self.ports[pi].enqueue(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
         if let Err(why) = res {
             self.drop_packet(port, qi, id, why);
             return false;
@@ -178,7 +173,8 @@ impl Sim {
         }
         let node = p.node as usize;
         let prof = &self.profiles[p.profile as usize];
-        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut self.nodes[node].pool) else {
+        let n = &mut self.nodes[node];
+        let Some(id) = p.next_to_send(prof, &mut self.arena, &mut n.pool, &mut n.mark_rng) else {
             return;
         };
         let pk = self.arena.get_mut(id);

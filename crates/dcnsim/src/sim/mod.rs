@@ -141,7 +141,8 @@ impl Packable for Event {
 }
 
 /// Field order is fixed (`repr(C)`, 64-byte aligned) so that what a hop reads of a switch
-/// (its kind, ECMP salt and shared pool) is one cache line; the name comes last.
+/// (its kind, ECMP salt and shared pool) is one cache line; the name and the marking
+/// stream come after it.
 #[repr(C, align(64))]
 pub struct Node {
     pub kind: NodeKind,
@@ -151,6 +152,9 @@ pub struct Node {
     pub salt: u64,
     pub pool: SharedPool,
     pub name: String,
+    /// The node's RED marking stream (at enqueue or dequeue), beside its pool so that a
+    /// hop that needs neither pays no index for it.
+    pub mark_rng: Rng,
 }
 
 const _: () = assert!(std::mem::offset_of!(Node, name) <= 64);
@@ -208,7 +212,6 @@ pub struct Sim {
     pub routes: Routes,
     pub n_hosts: u32,
     pub scheme: AnyScheme,
-    pub mark_rng: Vec<Rng>,
     pub ecmp: Ecmp,
     pub spray_rng: Rng,
     pub counters: Counters,
@@ -318,6 +321,7 @@ impl Sim {
                     headroom: 0,
                 },
                 salt: dcnsim_engine::rng::mix64(&[seed, rngs::ECMP_SALT, i as u64]),
+                mark_rng: Rng::stream(seed, rngs::MARK, i as u64),
             });
             node_ports.push((first, peers));
         }
@@ -339,9 +343,6 @@ impl Sim {
             }
         }
         let routes = Routes::build(g, &node_ports);
-        let mark_rng = (0..nodes.len())
-            .map(|i| Rng::stream(seed, rngs::MARK, i as u64))
-            .collect();
         let mut ev = EventQueue::new();
         for (i, p) in profiles.iter().enumerate() {
             if let Some((t, _)) = p.sched.reconf {
@@ -357,7 +358,6 @@ impl Sim {
             routes,
             n_hosts: h,
             scheme: AnyScheme::None,
-            mark_rng,
             ecmp,
             spray_rng: Rng::stream(seed, rngs::SPRAY, 0),
             counters: Counters::default(),
