@@ -148,6 +148,18 @@ CORPUS: list[tuple[str, Any, str]] = [
         "switch.ecn[1].pmax",
     ),
     ("alpha in a per-queue list", at("switch", {"queues": 2, "alpha": [1, -1]}), "switch.alpha[1]"),
+    # a per-queue value that does not parse is named down to its own key (it used to be
+    # `switch.ecn`, "one value for all queues, or a list with one value per queue")
+    (
+        "a bad key inside one value for all queues",
+        at("switch.ecn", {"kind": "red", "kmin": "5KB", "kmax": "200KB", "pmax": 0.01, "at": "x"}),
+        "switch.ecn.at",
+    ),
+    (
+        "a bad size in a per-queue list",
+        at("switch", {"queues": 2, "queue_limit": ["64KB", "banana"]}),
+        "switch.queue_limit[1]",
+    ),
     (
         "ts without a guarantee",
         {

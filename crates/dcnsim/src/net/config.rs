@@ -8,14 +8,34 @@ use serde::{Deserialize, Serialize};
 pub const MAX_QUEUES: usize = 8;
 
 /// One value for every queue, or a list with one value per queue.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "one value for all queues, or a list with one value per queue"
-)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum PerQueue<T> {
     One(T),
     Many(Vec<T>),
+}
+
+/// A list is one value per queue, anything else one value for all (no `T` is itself a
+/// list). Unlike serde's untagged enums, which report only that neither form matched, an
+/// error keeps its key inside the value (`switch.ecn.at`, `switch.ecn[1].pmax`), passed up
+/// in NUL markers (`crate::tagged::split_path`).
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for PerQueue<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let one = |v: &serde_json::Value, at: String| {
+            crate::strict::from_value::<T>(v)
+                .map_err(|(path, msg)| D::Error::custom(format!("{at}\0{path}\0{msg}")))
+        };
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| one(v, format!("\0[{i}]\0")))
+                .collect::<Result<Vec<T>, D::Error>>()
+                .map(PerQueue::Many),
+            v => one(&v, String::new()).map(PerQueue::One),
+        }
+    }
 }
 
 impl<T: Clone> PerQueue<T> {
