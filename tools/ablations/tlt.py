@@ -10,6 +10,7 @@ above the p99). Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-dcqcn --runs /tmp/tlt-abl --full --only "preset,9 MB,sack"
     python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
     python tools/ablations/tlt.py fig6-dcqcn-degree --runs /tmp/tlt-abl   # incast fan-in
+    python tools/ablations/tlt.py fig6-dcqcn-mark --runs /tmp/tlt-abl     # RED at dequeue
     python tools/ablations/tlt.py fig6-irn --runs /tmp/tlt-abl            # IRN's two timeouts
     python tools/ablations/tlt.py fig6-sack-pfc --runs /tmp/tlt-abl       # PFC's XOFF alpha
     python tools/ablations/tlt.py fig6-hpcc-pfc --runs /tmp/tlt-abl       # the same, HPCC
@@ -113,11 +114,22 @@ def pfc_alpha_arms() -> dict[str, tuple[str, dict[str, Any]]]:
     }
 
 
+#: Where DCQCN's RED marking looks at the queue: the preset marks at enqueue (what the
+#: arriving packet finds in front of it); HPCC's ns-3 simulator, on which the paper ran its
+#: RoCE experiments, marks at dequeue (what the departing packet leaves behind), so a mark
+#: does not wait out the queue it reports. One change per variant.
+FIG6_DCQCN_MARK: dict[str, tuple[str, dict[str, Any]]] = {
+    f"{label}{arm}": (v, ch)
+    for label, v in (("lossy", "base"), ("+PFC", "pfc"), ("+TLT", "tlt"), ("+TLT+PFC", "tlt_pfc"))
+    for arm, ch in (("", {}), (", RED at dequeue", {"switch.ecn.at": "dequeue"}))
+}
+
 #: Each ablation: the transport its arms run (a key of ``roce.LABEL``) and the arms.
 ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
     "fig6-dcqcn": ("dcqcn", FIG6_DCQCN),
     "fig6-dcqcn-pfc": ("dcqcn", FIG6_DCQCN_PFC),
     "fig6-dcqcn-degree": ("dcqcn", FIG6_DCQCN_DEGREE),
+    "fig6-dcqcn-mark": ("dcqcn", FIG6_DCQCN_MARK),
     "fig6-irn": ("dcqcn_irn", FIG6_IRN),
     "fig6-sack-pfc": ("dcqcn_sack", pfc_alpha_arms()),
     "fig6-hpcc-pfc": ("hpcc", pfc_alpha_arms()),

@@ -108,6 +108,12 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "once) the lossy runs have 2,247 / 2,232 foreground timeouts and 5.22 / 5.27 ms and "
             "TLT's seed 1 is the same run (42 timeouts, 4.72 ms); with 0 (every out-of-order "
             "packet NACKed, seed 1) lossy has 2,191 and 5.73 ms, TLT 663 and 6.60 ms."
+            " Not the point where DCQCN's RED marks either: marking at dequeue instead of enqueue"
+            " (switch.ecn.at = \"dequeue\", as HPCC's ns-3 simulator, the paper's platform, marks; "
+            "tools/ablations/tlt.py fig6-dcqcn-mark, one change per variant) leaves TLT at 4.73 /"
+            " 2.76 ms (lossy 5.28 / 5.26, +PFC 1.50 / 1.38 ms, TLT+PFC 2.73 / 2.59 ms); it lowers"
+            " every variant's background mean by 2-20% (TLT 2.28 / 2.39 -> 1.94 / 1.91 ms, so TLT"
+            " / lossy 0.99 / 1.03 instead of 1.13 / 1.14)."
         ),
         "full": (
             "Per run, seeds 1–5: TLT removes most of vanilla DCQCN's foreground timeouts (lossy "
