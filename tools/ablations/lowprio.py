@@ -18,9 +18,9 @@ The DAS ablations of LPF-Fig3a run one point of the preset at full scale (seeds 
 reproduction's duration) and replay its flows twice: low priority over Near-Opt (as the
 reproduction does) and low priority over the study's TCP with one change (high priority keeps
 the preset's TCP), so TCP' / Near-Opt is compared on the very same flows. The arm "tcp" (no
-change) checks that the replay reproduces the preset's own ratio. fig3a-buffer and
-fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the SJF and the
-9-node co-location points at full scale (seeds 1-3).
+change) checks that the replay reproduces the preset's own ratio. fig3a-buffer,
+fig3a-lossless and fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a
+run the SJF and the 9-node co-location points at full scale (seeds 1-3).
 
     python tools/ablations/lowprio.py fig3a-rto --runs /tmp/lpf-abl       # low RTO_min 5 ms
     python tools/ablations/lowprio.py fig3a-spurious --runs /tmp/lpf-abl  # F-RTO + undo
@@ -28,6 +28,7 @@ fig3a-nohigh change the scenario of both runs instead. LPF-Fig3c and 2a run the 
     python tools/ablations/lowprio.py fig3a-backoff --runs /tmp/lpf-abl   # RTO cap 10 ms
     python tools/ablations/lowprio.py fig3a-iw --runs /tmp/lpf-abl        # low IW 10
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
+    python tools/ablations/lowprio.py fig3a-lossless --runs /tmp/lpf-abl  # low queue 100 MB
     python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
     python tools/ablations/lowprio.py fig3a-tail --runs /tmp/lpf-abl      # who sets the p99
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
@@ -113,6 +114,15 @@ SCENARIO_ARMS: dict[str, dict[str, dict[str, Any]]] = {
     # the low-priority queue 64 KB -> 192 KB (the port keeps the high queue's 128 KB)
     "fig3a-buffer": {
         "low queue 192 KB": {"switch.queue_limit": ["128KB", "192KB"], "switch.port_limit": "320KB"}
+    },
+    # the low-priority queue 64 KB -> 100 MB: no low-priority packet is dropped at the switch
+    # (each flow's 1 MB receive window bounds what it queues), so what is left of the gap is
+    # not the low queue's losses
+    "fig3a-lossless": {
+        "low queue 100 MB": {
+            "switch.queue_limit": ["128KB", "100MB"],
+            "switch.port_limit": "100128KB",
+        }
     },
 }
 
