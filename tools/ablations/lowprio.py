@@ -38,6 +38,7 @@ run the SJF and the 9-node co-location points at full scale (seeds 1-3).
     python tools/ablations/lowprio.py fig3c-load --runs OUT      # high load 40-70%
     python tools/ablations/lowprio.py fig3c-share --runs OUT     # Near-Opt max-min share
     python tools/ablations/lowprio.py fig3c-nohigh --runs OUT    # without the high class
+    python tools/ablations/lowprio.py fig3c-lossless --runs OUT  # low queue 100 MB
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
@@ -535,6 +536,24 @@ def sjf_nohigh(pool: fw.Pool) -> None:
     )
 
 
+def sjf_lossless(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change: the low-priority queue 64 KB -> 100 MB (as
+    fig3a-lossless), in the TCP replay and the Near-Opt replay alike, so no low-priority
+    packet is dropped: how much of each workload's gap the low queue's losses make."""
+
+    def lossless(sc: dict[str, Any]) -> dict[str, Any]:
+        sc["switch"]["queue_limit"] = ["128KB", "100MB"]
+        sc["switch"]["port_limit"] = "100128KB"
+        return sc
+
+    _sjf_replayed(
+        pool,
+        "low queue 100 MB",
+        lambda run: lossless(L._replay(run, "lpf_sjf")),
+        lambda run: lossless(replay_low(run, "lpf_sjf")),
+    )
+
+
 def sjf_load(pool: fw.Pool) -> None:
     """LPF-Fig3c with one change: the high load (the paper says only "> 40%"; the
     reproduction's 50% is a choice). Both workloads at 40, 50, 60 and 70%, full scale as the
@@ -622,6 +641,7 @@ ABLATIONS = (
     "fig3c-load",
     "fig3c-share",
     "fig3c-nohigh",
+    "fig3c-lossless",
     "fig2a",
 )
 
@@ -660,6 +680,7 @@ def main() -> None:
         "fig3c-load": sjf_load,
         "fig3c-share": sjf_share,
         "fig3c-nohigh": sjf_nohigh,
+        "fig3c-lossless": sjf_lossless,
     }
     if a.ablation in whole:
         whole[a.ablation](pool)
