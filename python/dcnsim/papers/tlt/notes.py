@@ -170,16 +170,18 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "1.23 ms at 200 kB and at 400 kB, 1.17 / 1.21 at 1 MB; lossy 1.15 / 1.20)."
         ),
         "full": (
-            "Measured after the TLT loss-detection fix of 2026-11-27 (docs/rdma.md) with "
-            "tools/ablations/tlt.py fig6-irn --full, seeds 1–5 (the full reproduction was not "
-            "re-run): IRN+TLT's foreground p99.9 is 1.45–1.49 ms per run (lossy 2.82–2.85 ms, "
-            "1.91–1.95× per seed, in the band) and it no longer times out (0 per run; before the "
-            "fix 5–11, lossy 80,327–80,822). Its background mean is 1.03–1.04× lossy IRN's per "
-            "seed (before the fix 1.05–1.07), inside the band [0.8, 1.05]; the paper has TLT 5.9%"
-            " better. One change, the colour threshold: 1.04× at 400 kB, 1.02–1.03× at 1 MB (1.9 "
-            "M, 1.5 M and 0.84 M drops per run at 200 kB, 400 kB and 1 MB), and the larger "
-            "thresholds bring foreground timeouts back (51–81 and 57–101 per run; one traced at "
-            "the reduced scale is RTO_low firing while the echo waited 355 µs in queues)."
+            "After the TLT loss-detection fix of 2026-11-27 (docs/rdma.md; the full reproduction "
+            "re-run with it, and tools/ablations/tlt.py fig6-irn --full, seeds 1–5): IRN+TLT's "
+            "foreground p99.9 is 1.45–1.49 ms per run (lossy 2.82–2.85 ms, 1.91–1.95× per seed, "
+            "in the band) and it no longer times out (0 per run; before the fix 5–11, lossy "
+            "80,327–80,822). Its background mean is 1.03–1.04× lossy IRN's per seed (before the "
+            "fix 1.05–1.07), inside the band [0.8, 1.05], but the bootstrap interval over flows "
+            "(1.04 [0.981, 1.09]) straddles the band's edge, so the verdict is inconclusive; the "
+            "paper has TLT 5.9% better. One change, the colour threshold: 1.04× at 400 kB, "
+            "1.02–1.03× at 1 MB (1.9 M, 1.5 M and 0.84 M drops per run at 200 kB, 400 kB and "
+            "1 MB), and the larger thresholds bring foreground timeouts back (51–81 and 57–101 "
+            "per run; one traced at the reduced scale is RTO_low firing while the echo waited "
+            "355 µs in queues)."
         ),
     },
     "Fig6-irn-vs-dcqcn-pfc": {
@@ -223,10 +225,9 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
         ),
         "full": (
             "Only vanilla DCQCN misses (TLT ÷ PFC 3.85): see Fig6-dcqcn-tlt. DCQCN+SACK (TLT ÷ "
-            "PFC 0.94, lossy ÷ TLT 6.09) and IRN (TLT ÷ DCQCN+PFC 0.94, lossy ÷ TLT 1.90) close "
-            "the gap (the full reproduction, before the TLT loss-detection fix of 2026-11-27; "
-            "after it, per seed in the runs of tools/ablations/tlt.py fig6-sack-pfc and fig6-irn "
-            "--full: DCQCN+SACK TLT ÷ PFC 0.93–0.94, IRN TLT ÷ DCQCN+PFC 0.90–0.94)."
+            "PFC 0.94, lossy ÷ TLT 6.09) and IRN (TLT ÷ DCQCN+PFC 0.92, lossy ÷ TLT 1.93) close "
+            "the gap (the full reproduction, re-run after the TLT fixes of 2026-11-27; before "
+            "them IRN's were 0.94 and 1.90)."
         ),
     },
     "Fig6-hpcc": {
