@@ -7,6 +7,7 @@ reduced-scale run is the slow test).
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -42,6 +43,60 @@ def test_reservation_semantics() -> None:
     pias = config.prepare("resqueue", overrides=resqueue.scheme_set("pias")).normalized
     assert pias["switch"]["reserved"] == ["0B"] * 8
     assert pias["switch"]["queue_limit"] == ["1000000pkt"] * 8
+
+
+def test_ablations_change_one_thing_and_the_no_drop_port_drops_nothing() -> None:
+    """The premises of the Fig 2/3 and motivation ablations, at a CI size: a port without a
+    limit drops nothing where the default buffer drops, and the run without the 1 MB flows
+    keeps every incast class as it was."""
+    import dcnsim
+
+    sc = SimpleNamespace(scale=CI)
+    base = resqueue._ov(sc, "dctcp", 0.8)
+    nd = resqueue._ov(sc, "dctcp", 0.8, buffer=resqueue.NO_DROP_BUFFER)
+    assert {k: v for k, v in nd.items() if k != "switch.port_limit"} == {
+        k: v for k, v in base.items() if k != "switch.port_limit"
+    }
+    nol = resqueue._ov(sc, "pias", 0.8, large=False)
+    full = resqueue._ov(sc, "pias", 0.8)
+    assert full["classes"][0]["name"] == "large"
+    assert nol["classes"] == full["classes"][1:]
+    drops = {
+        k: dcnsim.run("resqueue", seed=1, set=ov, progress=False).meta["dropped"]
+        for k, ov in (("default", base), ("no limit", nd))
+    }
+    assert drops["default"] > 0 and drops["no limit"] == 0, drops
+
+
+def test_an_ablation_names_a_cause_only_when_it_flips_the_verdict() -> None:
+    def c(default: str, ablated: str, drops: int = 0) -> str:  # the whole finding
+        return resqueue.nodrop_conclusion({"": default}, {"": ablated}, drops)
+
+    assert "confirmed by this one change" in c("inconclusive", "holds")
+    assert "refuted" in c("no", "no") and "confirmed" not in c("no", "no")
+    assert "neither confirms nor refutes" in c("no", "inconclusive")
+    assert "confirmed" not in c("no", "inconclusive")
+    assert "decides nothing" in c("no", "holds", 3)  # the premise failed
+    assert "holds with the default buffer" in c("holds", "holds")
+    # per load: a cause is confirmed only where the ablation turned that load's miss around
+    per = resqueue.nodrop_conclusion(
+        {"at 20%": "holds", "at 60%": "inconclusive", "at 80%": "inconclusive"},
+        {"at 20%": "holds", "at 60%": "holds", "at 80%": "inconclusive"},
+        0,
+    )
+    assert "holds at 60%, so there" in per and "inconclusive at 80%:" in per
+    assert "20%" not in per
+    m = resqueue.motiv_conclusion
+    assert "confirmed by this one change" in m("no", "holds")
+    assert "refuted" in m("no", "no") and "confirmed" not in m("no", "no")
+    assert "decides nothing" in m("no", "inconclusive")
+
+
+def test_frontend_link_is_overloaded_only_at_the_highest_load() -> None:
+    f = resqueue.frontend_offered
+    assert abs(f(0.8, 400, 20, 2000.0) - 1.16) < 1e-9  # 8 Gb/s of incasts + 3.6 of 1 MB flows
+    assert abs(f(0.8, 56, 7, 280.0) - 1.10) < 1e-9
+    assert f(0.6, 400, 20, 2000.0) < 1 and f(0.6, 56, 7, 280.0) < 1
 
 
 def test_seeds_needed_tells_a_threshold_tie_from_a_seed_shortage() -> None:
