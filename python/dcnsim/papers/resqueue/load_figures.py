@@ -134,9 +134,10 @@ def _timeout_share(runs: Sequence[Results], q: float) -> float:
 
 #: What the DCTCP-vs-PIAS findings' ablation is meant to decide, and what each outcome means.
 NODROP_CAUSE = (
-    "With the default buffer, incast rounds that overflow a front end's port lose packets of "
-    "many short flows at once; all short flows share PIAS's top level, so PIAS loses about "
-    "as many of them as DCTCP and both tails are one or two RTOs."
+    "How, as the timeout shares below measure it: with the default buffer the short flows in "
+    "both schemes' tails took a timeout, so both tails are one or two RTOs (incast rounds "
+    "overflow a front end's port, and all short flows share PIAS's top level, so PIAS does "
+    "not keep their packets from being dropped)."
 )
 
 
@@ -159,7 +160,7 @@ def nodrop_conclusion(default: Mapping[str, str], ablated: Mapping[str, str], dr
     if any(ablated[k] == HOLDS for k in missed):
         out.append(
             f"With nothing dropped it holds{where(lambda v: v == HOLDS)}, so there the short "
-            "flows' losses are what keep it from holding (confirmed by this one change): "
+            "flows' losses are what keep it from holding (confirmed by this one change). "
             + NODROP_CAUSE
         )
     if any(ablated[k] == NO for k in missed):
