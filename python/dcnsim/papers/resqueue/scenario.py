@@ -35,8 +35,8 @@ UNLIMITED = "1000000pkt"
 #: 2,818 packets at 60% and 340,066 at 80%, where a front end's link is offered more than its
 #: capacity: :func:`frontend_offered`), so under it the schemes differ little, and the
 #: previous 100 KB per port is smaller than one 32 × 6 KB incast. All three are reported (the
-#: "buffer" sensitivity rows), with a port that never drops, the one change of the ablations
-#: that remove every loss.
+#: "buffer" sensitivity rows), and a fourth, a port that never drops: the one change of the
+#: ablations that remove every loss.
 BUFFERS: dict[str, dict[str, Any]] = {
     "240pkt/port": {"switch.port_limit": "240pkt"},
     "100KB/port": {"switch.port_limit": "100KB"},
