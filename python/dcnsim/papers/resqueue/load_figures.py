@@ -156,22 +156,23 @@ def nodrop_conclusion(default: Mapping[str, str], ablated: Mapping[str, str], dr
         ks = [k for k in missed if pick(ablated[k])]
         return " " + ", ".join(ks) if any(ks) else ""
 
+    there = "there " if any(missed) else ""  # per part ("at 60%"), or the whole finding
     out = []
     if any(ablated[k] == HOLDS for k in missed):
         out.append(
-            f"With nothing dropped it holds{where(lambda v: v == HOLDS)}, so there the short "
+            f"With nothing dropped it holds{where(lambda v: v == HOLDS)}, so {there}the short "
             "flows' losses are what keep it from holding (confirmed by this one change). "
             + NODROP_CAUSE
         )
     if any(ablated[k] == NO for k in missed):
         out.append(
-            f"With nothing dropped it does not hold{where(lambda v: v == NO)} either: there "
+            f"With nothing dropped it does not hold{where(lambda v: v == NO)} either: {there}"
             "the losses are refuted as the cause."
         )
     if any(ablated[k] not in (HOLDS, NO) for k in missed):
         out.append(
             "With nothing dropped it is still inconclusive"
-            f"{where(lambda v: v not in (HOLDS, NO))}: there this change neither confirms nor "
+            f"{where(lambda v: v not in (HOLDS, NO))}: {there}this change neither confirms nor "
             "refutes the losses as the cause."
         )
     return " ".join(out)
