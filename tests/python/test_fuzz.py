@@ -261,11 +261,15 @@ def test_fuzz_fixed_budget(real_core) -> None:
 def test_plausible_fuzz_runs_the_simulator(real_core) -> None:
     """The plausible mode (seeds from the paper reproductions, mutations that keep values'
     types and magnitudes) exists to run the simulator, not only the validator: most of its
-    cases validate and are run for up to ``RUN_EVENTS`` events, with the same pass rule."""
-    res = fz.campaign(80, seed=31, mem_mb=3072, timeout=60, quiet=True, run=True, plausible=True)
+    cases validate and are run for up to ``RUN_EVENTS`` events, with the same pass rule.
+    About 57% of the cases run (seeds 31-36 of 80 cases: 39-51); 240 cases keep "at least
+    half" some two standard deviations from that rate, so a change of which reproduction
+    scenarios seed the corpus does not decide the test."""
+    n = 240
+    res = fz.campaign(n, seed=31, mem_mb=3072, timeout=60, quiet=True, run=True, plausible=True)
     assert res["failures"] == [], res
-    assert sum(res["counts"].values()) == 80
-    assert res["counts"].get("ok", 0) >= 40, res["counts"]
+    assert sum(res["counts"].values()) == n
+    assert res["counts"].get("ok", 0) >= n // 2, res["counts"]
 
 
 def test_plausible_mutations_keep_units_and_kinds() -> None:
