@@ -52,6 +52,98 @@ def test_bootstrap_interval_covers_and_widens_with_seed_spread() -> None:
     assert math.isclose(r.lo, 2) and math.isclose(r.hi, 2)
 
 
+def _seed_effect_groups() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Two configurations on four seeds: the seed sets the scale (×1 … ×8, shared by both),
+    configuration b is 1.25× a within each seed, with its own flows."""
+    rng = np.random.default_rng(4)
+    scale = [1.0, 2.0, 4.0, 8.0]
+    a = [k * rng.exponential(1.0, 3000) for k in scale]
+    b = [1.25 * k * rng.exponential(1.0, 3000) for k in scale]
+    return a, b
+
+
+def test_bootstrap_pairs_configurations_run_on_the_same_seeds() -> None:
+    """Same-seed runs see the same flows (a paired design): labelled with the same seeds, two
+    configurations share each replicate's draw of seeds, so the seed-to-seed spread both
+    share cancels in their ratio. Unlabelled, it does not, and the ratio decides nothing."""
+    a, b = _seed_effect_groups()
+    seeds = (11, 12, 13, 14)
+    ratio = lambda u, v: float(np.mean(v) / np.mean(u))  # noqa: E731
+    indep = fw.bootstrap(ratio, a, b)
+    paired = fw.bootstrap(ratio, fw.PerSeed(a, seeds), fw.PerSeed(b, seeds))
+    assert indep.est == paired.est
+    assert fw.band(indep, 1.1) == INCONCLUSIVE  # straddles: seed spread counted twice
+    assert fw.band(paired, 1.1, 1.4) == HOLDS
+    assert paired.hi - paired.lo < (indep.hi - indep.lo) / 4
+    # the pairing is on seed values, not positions: b listed in another order pairs the same
+    rev = fw.PerSeed(b[::-1], seeds[::-1])
+    assert fw.bootstrap(ratio, fw.PerSeed(a, seeds), rev) == paired
+    # groups of other seeds are resampled independently, exactly as unlabelled ones
+    other = fw.PerSeed(b, (21, 22, 23, 24))
+    assert fw.bootstrap(ratio, fw.PerSeed(a, seeds), other) == indep
+    # a list built from a labelled one (slicing, +) drops the label: never paired by mistake
+    assert not isinstance(fw.PerSeed(b, seeds)[:], fw.PerSeed)
+    # a single group's interval is what it was before pairing existed (same draws)
+    assert fw.bootstrap(np.mean, fw.PerSeed(a, seeds)) == fw.bootstrap(np.mean, a)
+
+
+def test_seeded_labels_a_producers_arrays_with_the_runs_seeds() -> None:
+    from types import SimpleNamespace
+
+    @fw.seeded
+    def sizes(runs):
+        return [np.asarray(r.sizes, dtype=float) for r in runs]
+
+    runs = [SimpleNamespace(meta={"seed": s}, sizes=[s, s]) for s in (3, 1, 2)]
+    out = sizes(runs)
+    assert isinstance(out, fw.PerSeed) and out.seeds == (3, 1, 2)
+    assert [float(v[0]) for v in out] == [3.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="no seed"):
+        sizes([SimpleNamespace(meta={}, sizes=[1])])
+    with pytest.raises(ValueError, match="2 arrays but 1 seeds"):
+        fw.PerSeed([np.zeros(1), np.zeros(1)], (1,))
+
+
+def test_the_reproductions_per_seed_arrays_carry_their_seeds() -> None:
+    """Every reproduction's per-seed producers label their arrays, so its comparisons of
+    schemes are paired on seeds."""
+    import pandas as pd
+
+    from dcnsim.papers.lowprio import metrics as lpm
+    from dcnsim.papers.reflex import metrics as rfm
+    from dcnsim.papers.resqueue import metrics as rqm
+    from dcnsim.papers.tlt import metrics as tlm
+
+    flows = pd.DataFrame(
+        {
+            "in_window": [True, True],
+            "class": ["regular", "foreground"],
+            "fct_s": [1e-3, 2e-3],
+            "completed": [True, True],
+            "rto_count": [0, 1],
+            "max_pkt_drops": [0, 2],
+            "priority": [1, 0],
+            "size": [1000, 2000],
+            "src": [0, 1],
+            "dst": [2, 3],
+            "start_s": [0.0, 0.1],
+        }
+    )
+    runs = [type("R", (), {"meta": {"seed": s}, "flows": flows})() for s in (5, 6)]
+    for got in (
+        rqm.short_fct(runs),
+        rqm._rto_share(runs, 1),
+        tlm._fct(runs, "foreground"),
+        tlm._col(runs, "rto_count"),
+        rfm._reg_fct(runs),
+        lpm.low_fct(runs),
+        lpm.pairs(runs, runs),
+    ):
+        assert isinstance(got, fw.PerSeed) and got.seeds == (5, 6)
+    with pytest.raises(ValueError, match="seed 5 matched with 6"):
+        lpm.pairs(runs[:1], runs[1:])
+
+
 def test_bootstrap_keeps_infinite_tails() -> None:
     # unfinished flows are +inf: an interval reaching into them is [finite or inf, inf], not nan
     rng = np.random.default_rng(2)

@@ -46,12 +46,15 @@ from .stats import (  # noqa: F401  (re-exported: the paper modules use them fro
     NO,
     TOL,
     Interval,
+    PerSeed,
     _g,
     all_of,
     band,
     bootstrap,
+    by_seed,
     effect_band,
     exact,
+    seeded,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -513,6 +516,14 @@ def _only(findings: Sequence[Finding]) -> str:
     return f"figure {ids} was run" if len(findings) == 1 else f"figures {ids} were run"
 
 
+#: How the bootstrap treats configurations run on the same seeds (:mod:`.stats`), as the
+#: report states it.
+PAIRED = (
+    "configurations run on the same seeds, which offer the same flows, are compared seed by "
+    "seed: one draw of seeds serves them all"
+)
+
+
 def write_report(
     repro: Reproduction,
     out_dir: Path,
@@ -549,7 +560,8 @@ def write_report(
         ),
         "",
         "Verdicts: `holds` when the whole 95% cluster-bootstrap interval (seeds, then flows "
-        "within a seed, resampled) of the statistic lies in the band the rule states, `no` "
+        f"within a seed, resampled; {PAIRED}) of the statistic lies in the band the rule "
+        "states, `no` "
         "when it lies wholly outside, `inconclusive` when it straddles an edge. A quoted "
         f"effect g counts as reproduced within [1 + (g−1)/{TOL:g}, 1 + (g−1)·{TOL:g}]. "
         "Values are `estimate [low, high]`.",
@@ -634,7 +646,8 @@ def write_html_report(
             else ".</p>"
         ),
         "<p>Verdicts: <b>holds</b> when the whole 95% cluster-bootstrap interval (seeds, then "
-        "flows within a seed, resampled) of the statistic lies in the band the rule states, "
+        f"flows within a seed, resampled; {PAIRED}) of the statistic lies in the band the rule "
+        "states, "
         "<b>no</b> when it lies wholly outside, <b>inconclusive</b> when it straddles an edge. A "
         f"quoted effect g counts as reproduced within [1 + (g−1)/{TOL:g}, 1 + (g−1)·{TOL:g}]. "
         "Values are <code>estimate [low, high]</code>.</p>",

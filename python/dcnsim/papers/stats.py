@@ -6,16 +6,26 @@ outside, ``inconclusive`` when it straddles an edge. Intervals come from a clust
 (:func:`bootstrap`): seeds are resampled with replacement, then flows within each chosen seed,
 so both seed-to-seed and flow-to-flow variation widen the interval.
 
+Seeds are paired across configurations: runs with the same seed see the same random streams
+(the same arrivals, sizes and pairs, whatever the scheme), so a comparison of two schemes is a
+paired design, and resampling each scheme's seeds independently would count the seed-to-seed
+variation that both share as noise in their ratio. Per-seed arrays labelled with their seeds
+(:class:`PerSeed`, made by :func:`seeded` / :func:`by_seed`) that carry the same seeds are
+resampled with one draw of seeds per replicate; flows within a seed are still drawn per
+configuration. Unlabelled groups, or groups with other seeds, are resampled independently.
+
 Magnitude tolerance (:func:`effect_band`): a quoted effect g (a ratio, "1.6×") holds if ours
 is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL, 1 + (g−1)·TOL].
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,16 +60,82 @@ def _g(x: float) -> str:
     return f"{x:.3g}" if a >= 0.01 or a == 0 else f"{x:.2e}"
 
 
-def _resample(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
-    return _gather(groups, _draw(groups, rng))
+class PerSeed(list):
+    """Per-seed arrays of one configuration, labelled with the seed each came from
+    (``seeds[i]`` is the seed of ``self[i]``). :func:`bootstrap` resamples groups that carry
+    the same seeds jointly. Operations that build a new list (slicing, ``+``) drop the label,
+    which makes the result an independently resampled group, never a wrongly paired one."""
+
+    def __init__(self, arrays: Sequence[np.ndarray], seeds: Sequence[int]) -> None:
+        super().__init__(arrays)
+        if len(seeds) != len(self):
+            raise ValueError(f"{len(self)} arrays but {len(seeds)} seeds")
+        self.seeds = tuple(int(s) for s in seeds)
 
 
-def _draw(groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator) -> list:
+def _seed_of(run: Any) -> int:
+    s = getattr(run, "meta", {}).get("seed")
+    if s is None:
+        raise ValueError(f"{run!r} has no seed in its meta: cannot pair it")
+    return int(s)
+
+
+def by_seed(runs: Sequence[Any], arrays: Sequence[np.ndarray]) -> PerSeed:
+    """``arrays`` (one per run, in order) labelled with the runs' seeds."""
+    return PerSeed(arrays, [_seed_of(r) for r in runs])
+
+
+def seeded(f: Callable[..., Sequence[np.ndarray]]) -> Callable[..., PerSeed]:
+    """Decorates a function of ``(runs, ...)`` that returns one array per run: its result is
+    labelled with the runs' seeds (:class:`PerSeed`)."""
+
+    @functools.wraps(f)
+    def g(runs: Sequence[Any], *a: Any, **kw: Any) -> PerSeed:
+        runs = list(runs)
+        return by_seed(runs, f(runs, *a, **kw))
+
+    return g
+
+
+def _pairing(groups: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray | None]:
+    """Per group, the positions of its seeds in sorted order if it is labelled with distinct
+    seeds (groups with the same seed set are paired), else None (resampled on its own)."""
+    out: list[np.ndarray | None] = []
+    for g in groups:
+        s = getattr(g, "seeds", None)
+        if s is None or len(set(s)) != len(s) or len(s) != len(g) or not len(s):
+            out.append(None)
+        else:
+            out.append(np.argsort(np.asarray(s), kind="stable"))
+    return out
+
+
+def _resample(
+    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, order: list | None = None
+) -> list:
+    return _gather(groups, _draw(groups, rng, order))
+
+
+def _draw(
+    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, order: list | None = None
+) -> list:
     """One replicate's draws: per group, the seeds picked (with replacement) and for each
-    pick the rows drawn from that seed (None for an empty one, which draws nothing)."""
+    pick the rows drawn from that seed (None for an empty one, which draws nothing).
+
+    Groups labelled with the same seeds (``order`` from :func:`_pairing`) share one pick of
+    seeds (a paired design: the i-th sorted seed of one is the i-th of the other); the rows
+    within a seed are drawn for each group on its own."""
+    order = order if order is not None else [None] * len(groups)
+    shared: dict[tuple[int, ...], np.ndarray] = {}
     out = []
-    for seeds in groups:
-        pick = rng.integers(0, len(seeds), len(seeds))
+    for seeds, pos in zip(groups, order, strict=True):
+        if pos is None:
+            pick = rng.integers(0, len(seeds), len(seeds))
+        else:
+            key = tuple(sorted(seeds.seeds))
+            if key not in shared:
+                shared[key] = rng.integers(0, len(seeds), len(seeds))
+            pick = pos[shared[key]]
         out.append(
             [
                 (i, rng.integers(0, len(seeds[i]), len(seeds[i])) if len(seeds[i]) else None)
@@ -92,10 +168,11 @@ def _replicates(
     """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
     the threads (drawn in replicate order on this thread), so the replicates are too."""
     rng = np.random.default_rng(seed)
+    order = _pairing(groups)
     rows = sum(len(a) for g in groups for a in g)
     threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
     if threads <= 1:
-        return np.array([stat(*_resample(groups, rng)) for _ in range(n)], dtype=float)
+        return np.array([stat(*_resample(groups, rng, order)) for _ in range(n)], dtype=float)
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
@@ -103,7 +180,7 @@ def _replicates(
     with ThreadPoolExecutor(threads) as ex:
         pending: deque = deque()
         for _ in range(n):
-            d = _draw(groups, rng)
+            d = _draw(groups, rng, order)
             pending.append(ex.submit(lambda d=d: stat(*_gather(groups, d))))
             if len(pending) > 2 * threads:  # bounded: a replicate's draws are as big as its rows
                 out.append(pending.popleft().result())
@@ -121,8 +198,10 @@ def bootstrap(
     """``stat(*arrays)`` on the pooled data and its cluster-bootstrap interval.
 
     Each group is one configuration's per-seed arrays (rows may be tuples: pass 2-D arrays
-    for paired data such as matched TCP / Near-Opt FCTs). Groups are resampled
-    independently: seeds with replacement, then rows within each seed."""
+    for paired data such as matched TCP / Near-Opt FCTs). Seeds are resampled with
+    replacement, then rows within each seed. Groups labelled with the same seeds
+    (:class:`PerSeed`) share each replicate's pick of seeds, since same-seed runs see the same
+    flows; other groups are resampled independently."""
     pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)

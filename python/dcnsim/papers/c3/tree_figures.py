@@ -13,9 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..framework import Ctx, Finding, band, bars, effect_band, exact, lines
+from ..framework import Ctx, Finding, PerSeed, band, bars, effect_band, exact, lines, seeded
 from .metrics import (
     _ms,
     _pct,
@@ -50,15 +48,18 @@ def tree_runs(c: Ctx, cdf: str, objs: Sequence[str], mode: str, **kw: Any) -> li
     return c.seeds_of(*tree_key(cdf, objs, mode, **kw))
 
 
-def t_miss(rs: Sequence[Any]) -> list[np.ndarray]:
+@seeded
+def t_miss(rs: Sequence[Any]) -> PerSeed:
     return [misses(r, window=True) for r in rs]
 
 
-def t_fct(rs: Sequence[Any]) -> list[np.ndarray]:
+@seeded
+def t_fct(rs: Sequence[Any]) -> PerSeed:
     return [fcts(r, "ps", window=True) for r in rs]
 
 
-def t_ts(rs: Sequence[Any], c: Ctx, per_flow: float, n: int) -> list[np.ndarray]:
+@seeded
+def t_ts(rs: Sequence[Any], c: Ctx, per_flow: float, n: int) -> PerSeed:
     """TS goodput per 5 ms interval of the measurement window, per TS flow (b/s)."""
     w0, w1 = c.scale.tree_warmup_ms / 1e3, c.scale.tree_ms / 1e3
     return [goodput_bins(r, "ts", w0, w1) / n / per_flow for r in rs]

@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ...results import Results
 from ..framework import (
     HOLDS,
     INCONCLUSIVE,
     Ctx,
     Finding,
+    PerSeed,
     band,
     bars,
     bootstrap,
     effect_band,
+    seeded,
 )
 from .colocation import _cs
 from .metrics import STATS, _fct_plot, _low, _rstr, low_fct, rel
@@ -178,7 +178,8 @@ def plan_11(c: Ctx) -> None:
         _c7(c, ("11", "tcp+"), update=12e6, **MECHANISMS["cqcn"])
 
 
-def _hi999(runs: Sequence[Results]) -> list[np.ndarray]:
+@seeded
+def _hi999(runs: Sequence[Results]) -> PerSeed:
     out = []
     for r in runs:
         f = r.flows

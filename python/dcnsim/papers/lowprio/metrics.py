@@ -18,10 +18,13 @@ from ..framework import (
     NO,
     Finding,
     Interval,
+    PerSeed,
     all_of,
     band,
     bars,
     bootstrap,
+    by_seed,
+    seeded,
 )
 from .presets import BUCKETS, LPF_EDGES
 
@@ -46,7 +49,8 @@ STATS: dict[str, Callable[[np.ndarray], float]] = {
 }
 
 
-def low_fct(runs: Sequence[Results], which: str | None = None) -> list[np.ndarray]:
+@seeded
+def low_fct(runs: Sequence[Results], which: str | None = None) -> PerSeed:
     """Per seed: FCTs of completed in-window low-priority flows (optionally one size class)."""
     out = []
     for r in runs:
@@ -57,12 +61,14 @@ def low_fct(runs: Sequence[Results], which: str | None = None) -> list[np.ndarra
     return out
 
 
-def pairs(tcp: Sequence[Results], base: Sequence[Results], which: str | None = None) -> list:
+def pairs(tcp: Sequence[Results], base: Sequence[Results], which: str | None = None) -> PerSeed:
     """Per seed: (TCP FCT, Near-Opt FCT) of the low-priority flows completed in both runs,
     matched on (src, dst, size, start)."""
     key = ["src", "dst", "size", "start_s"]
     out = []
     for t, b in zip(tcp, base, strict=True):
+        if t.meta.get("seed") != b.meta.get("seed"):
+            raise ValueError(f"pairs: seed {t.meta.get('seed')} matched with {b.meta.get('seed')}")
         m = _low(t)[[*key, "fct_s", "completed"]].merge(
             _low(b)[[*key, "fct_s", "completed"]], on=key, suffixes=("_t", "_n")
         )
@@ -70,7 +76,7 @@ def pairs(tcp: Sequence[Results], base: Sequence[Results], which: str | None = N
             m = m[bucket(m["size"]) == which]
         both = m["completed_t"].astype(bool) & m["completed_n"].astype(bool)
         out.append(m.loc[both, ["fct_s_t", "fct_s_n"]].to_numpy(dtype=float))
-    return out
+    return by_seed(tcp, out)
 
 
 def ratio(p: list, stat: str) -> Interval:
@@ -86,7 +92,8 @@ def ratio(p: list, stat: str) -> Interval:
 
 
 def rel(a: list, b: list, stat: str) -> Interval:
-    """stat(a) ÷ stat(b) for two independent configurations (e.g. two buffer sizes)."""
+    """stat(a) ÷ stat(b) for two configurations (e.g. two buffer sizes; paired on seeds when
+    both are labelled with the same ones)."""
     f = STATS[stat]
     return bootstrap(lambda x, y: f(x) / f(y) if f(y) else math.nan, a, b)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework import Interval
+from ..framework import Interval, PerSeed, seeded
 
 
 def competition_rates(res: Any) -> dict[str, float]:
@@ -71,7 +71,8 @@ def first_low(res: Any) -> float:
     return float(x.t_s.min()) if len(x) else math.nan
 
 
-def _reg_fct(runs: Sequence[Any]) -> list[np.ndarray]:
+@seeded
+def _reg_fct(runs: Sequence[Any]) -> PerSeed:
     out = []
     for r in runs:
         f = r.flows

@@ -35,7 +35,7 @@ def plan_wl(c: Ctx) -> None:
 
 
 def _wl_eval(wl: str, c: Ctx, fd: Finding, flex_focus: bool) -> None:
-    from ..framework import bootstrap
+    from ..framework import bootstrap, by_seed
 
     sc = c.scale
     bases = c.seeds_of("wl", wl, "none")
@@ -56,7 +56,7 @@ def _wl_eval(wl: str, c: Ctx, fd: Finding, flex_focus: bool) -> None:
             deliv_min[k] = float(d.min())
             deliv_ok &= bool((d >= kw["reliability"] - 1e-9).all())
         res[k] = {
-            cls: [speedups(b, r, cls) for b, r in zip(bases, runs, strict=True)]
+            cls: by_seed(runs, [speedups(b, r, cls) for b, r in zip(bases, runs, strict=True)])
             for cls in ("regular", "flexible")
         }
         c.point(f"{wl} {k}", runs, sum(len(x) for x in res[k]["regular"]))

@@ -21,6 +21,7 @@ from ..framework import (
     Ctx,
     Finding,
     Interval,
+    PerSeed,
     band,
     bootstrap,
     effect_band,
@@ -473,22 +474,27 @@ def plan_motiv_nolarge(c: Ctx) -> None:
         _add(c, "pias", x, large=False)
 
 
-def _pias_pooled(c: Ctx, **kw: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _pias_pooled(c: Ctx, **kw: Any) -> tuple[PerSeed, PerSeed]:
     """Per seed, PIAS's short-flow FCTs over every load pooled (unfinished = +inf), and those
     of the flows with a packet dropped at least twice."""
     n_s = len(c.seeds)
+    seeds: list[int] = []
     rep_l: list[list[np.ndarray]] = [[] for _ in range(n_s)]
     all_l: list[list[np.ndarray]] = [[] for _ in range(n_s)]
     for x in c.scale.loads:
         runs = _get(c, "pias", x, **kw)
         _record(c, f"pias {x:.0%}" + ("" if kw.get("large", True) else ", no 1 MB flows"), runs)
+        seeds = [int(r.meta["seed"]) for r in runs]
         for i, r in enumerate(runs):
             s = _short(r)
             v = s["fct_s"].to_numpy(dtype=float)
             all_l[i].append(np.where(np.isnan(v), np.inf, v))
             w = s[s["max_pkt_drops"] >= 2]["fct_s"].to_numpy(dtype=float)
             rep_l[i].append(np.where(np.isnan(w), np.inf, w))
-    return [np.concatenate(v) for v in all_l], [np.concatenate(v) for v in rep_l]
+    return (
+        PerSeed([np.concatenate(v) for v in all_l], seeds),
+        PerSeed([np.concatenate(v) for v in rep_l], seeds),
+    )
 
 
 def motiv_conclusion(default: str, ablated: str) -> str:

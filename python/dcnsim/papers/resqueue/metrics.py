@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...results import Results
-from ..framework import Ctx, Interval, bootstrap
+from ..framework import Ctx, Interval, PerSeed, bootstrap, seeded
 
 
 def dropped(runs: Sequence[Results]) -> int:
@@ -29,7 +29,8 @@ def _short(r: Results) -> pd.DataFrame:
     return f[f["in_window"].astype(bool) & (f["class"] != "large")]
 
 
-def short_fct(runs: Sequence[Results]) -> list[np.ndarray]:
+@seeded
+def short_fct(runs: Sequence[Results]) -> PerSeed:
     """Per seed: FCTs of in-window short flows, unfinished = +inf."""
     out = []
     for r in runs:
@@ -38,7 +39,8 @@ def short_fct(runs: Sequence[Results]) -> list[np.ndarray]:
     return out
 
 
-def large_gbps(runs: Sequence[Results], fes: Sequence[int] | None = None) -> list[np.ndarray]:
+@seeded
+def large_gbps(runs: Sequence[Results], fes: Sequence[int] | None = None) -> PerSeed:
     """Per seed: goodput (Gb/s) of completed in-window 1 MB flows (optionally only those
     received at a front end, sharing its port with the incasts)."""
     out = []
@@ -111,6 +113,7 @@ def _pct_ratio(q: float, a: list[np.ndarray], b: list[np.ndarray]) -> Interval:
     return bootstrap(lambda u, v: f(u) / f(v), a, b)
 
 
-def _rto_share(runs: Sequence[Results], n: int) -> list[np.ndarray]:
+@seeded
+def _rto_share(runs: Sequence[Results], n: int) -> PerSeed:
     """Per seed: 1.0 for each short flow with at least ``n`` retransmission timeouts, else 0."""
     return [(_short(r)["rto_count"].to_numpy() >= n).astype(float) for r in runs]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...results import Results
-from ..framework import NA, Ctx, Finding, band, bars, bootstrap, effect_band
+from ..framework import NA, Ctx, Finding, band, bars, bootstrap, by_seed, effect_band
 from .metrics import (
     P999,
     PER_1K,
@@ -294,8 +294,8 @@ def eval_fig1(c: Ctx, fd: Finding) -> None:
         return
     rtt = _col(runs, "srtt_s", "foreground")
     rto = _col(runs, "rto_s", "foreground")
-    rtt = [v[np.isfinite(v) & (v > 0)] for v in rtt]
-    rto = [v[np.isfinite(v) & (v > 0)] for v in rto]
+    rtt = by_seed(runs, [v[np.isfinite(v) & (v > 0)] for v in rtt])
+    rto = by_seed(runs, [v[np.isfinite(v) & (v > 0)] for v in rto])
     above = _stat(lambda v: float(np.mean(v > 1.1e-3)) if len(v) else math.nan, rto)
     p90 = _stat(_pct(90), rtt).scaled(1e3)
     gap = bootstrap(lambda u, v: _pct(90)(u) / _pct(90)(v), rto, rtt)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...results import Results
-from ..framework import Ctx, Interval, bootstrap
+from ..framework import Ctx, Interval, PerSeed, bootstrap, seeded
 from .presets import K_TCP, SCENARIO, classes, variant
 
 # ---------------------------------------------------------------------------------------------
@@ -58,7 +58,8 @@ def _cls(r: Results, name: str) -> pd.DataFrame:
     return f[f["in_window"].astype(bool) & (f["class"] == name)]
 
 
-def _fct(runs: Sequence[Results], name: str) -> list[np.ndarray]:
+@seeded
+def _fct(runs: Sequence[Results], name: str) -> PerSeed:
     """Per seed: FCTs (s) of the class's in-window flows, unfinished = +inf."""
     out = []
     for r in runs:
@@ -67,7 +68,8 @@ def _fct(runs: Sequence[Results], name: str) -> list[np.ndarray]:
     return out
 
 
-def _col(runs: Sequence[Results], col: str, name: str | None = None) -> list[np.ndarray]:
+@seeded
+def _col(runs: Sequence[Results], col: str, name: str | None = None) -> PerSeed:
     """Per seed: a per-flow column over in-window flows (of one class, or all)."""
     out = []
     for r in runs:
@@ -133,7 +135,8 @@ def _flows_total(r: Results) -> int:
     return int(r.flows["in_window"].astype(bool).sum())
 
 
-def _per_run(runs: Sequence[Results], f: Any) -> list[np.ndarray]:
+@seeded
+def _per_run(runs: Sequence[Results], f: Any) -> PerSeed:
     """Per seed: a one-element array of a per-run statistic (intervals over seeds only)."""
     return [np.array([f(r)], dtype=float) for r in runs]
 
@@ -161,7 +164,8 @@ def _record(c: Ctx, label: str, runs: Sequence[Results]) -> None:
 # important packets (Fig 7, Fig 10, Fig 11a, Table 1 and the RoCE half)
 
 
-def _imp_loss(runs: Sequence[Results]) -> list[np.ndarray]:
+@seeded
+def _imp_loss(runs: Sequence[Results]) -> PerSeed:
     """Per seed: rows (important drops, important packets) of in-window flows."""
     out = []
     for r in runs:
@@ -175,7 +179,8 @@ def _loss_rate(a: np.ndarray) -> float:
     return float(s[0] / s[1]) if s[1] > 0 else math.nan
 
 
-def _imp_frac(runs: Sequence[Results], by: str) -> list[np.ndarray]:
+@seeded
+def _imp_frac(runs: Sequence[Results], by: str) -> PerSeed:
     """Per seed: rows (important, total) packets (``by = "pkts"``) or bytes."""
     out = []
     for r in runs:
