@@ -87,6 +87,29 @@ def test_bootstrap_pairs_configurations_run_on_the_same_seeds() -> None:
     assert fw.bootstrap(np.mean, fw.PerSeed(a, seeds)) == fw.bootstrap(np.mean, a)
 
 
+def test_bootstrap_draws_the_same_rows_for_the_same_flows() -> None:
+    """Where two configurations' rows at a seed are the same flows (same ids, same order),
+    a replicate draws the same rows for both: two schemes that give every flow the same FCT
+    have a ratio of exactly 1, not an interval around it. Rows of other flows are drawn
+    apart."""
+    a, _ = _seed_effect_groups()
+    seeds = (11, 12, 13, 14)
+    ids = [np.arange(len(v)) for v in a]
+    ratio = lambda u, v: float(np.percentile(v, 99) / np.percentile(u, 99))  # noqa: E731
+    same = fw.bootstrap(ratio, fw.PerSeed(a, seeds, ids), fw.PerSeed(list(a), seeds, ids))
+    assert (same.lo, same.est, same.hi) == (1.0, 1.0, 1.0)
+    # seeds paired but no flow ids: the flows are drawn apart and the interval straddles 1
+    apart = fw.bootstrap(ratio, fw.PerSeed(a, seeds), fw.PerSeed(list(a), seeds))
+    assert apart.lo < 1 < apart.hi
+    # other flows (ids that differ) are not paired, even at the same seeds
+    other = [i[::-1] for i in ids]
+    assert (
+        fw.bootstrap(ratio, fw.PerSeed(a, seeds, ids), fw.PerSeed(list(a), seeds, other)) == apart
+    )
+    with pytest.raises(ValueError, match="seed 11: rows and flow ids differ"):
+        fw.PerSeed(a, seeds, [i[:-1] for i in ids])
+
+
 def test_seeded_labels_a_producers_arrays_with_the_runs_seeds() -> None:
     from types import SimpleNamespace
 
@@ -116,6 +139,7 @@ def test_the_reproductions_per_seed_arrays_carry_their_seeds() -> None:
 
     flows = pd.DataFrame(
         {
+            "flow_id": [7, 9],
             "in_window": [True, True],
             "class": ["regular", "foreground"],
             "fct_s": [1e-3, 2e-3],
@@ -140,6 +164,9 @@ def test_the_reproductions_per_seed_arrays_carry_their_seeds() -> None:
         lpm.pairs(runs, runs),
     ):
         assert isinstance(got, fw.PerSeed) and got.seeds == (5, 6)
+    # rows that are flows carry their flow ids (the flows paired across schemes)
+    assert [list(i) for i in rqm.short_fct(runs).ids] == [[7, 9], [7, 9]]
+    assert [list(i) for i in tlm._fct(runs, "foreground").ids] == [[9], [9]]
     with pytest.raises(ValueError, match="seed 5 matched with 6"):
         lpm.pairs(runs[:1], runs[1:])
 
@@ -259,6 +286,19 @@ def test_threaded_bootstrap_gives_the_serial_interval(monkeypatch) -> None:
         out[threads] = fw.bootstrap(p99_ratio, single, pairs, n=60)
         used = set(seen)
     assert out[1] == out[2]
+    # the same with groups paired on seeds and flows
+    seeds, ids = (1, 2, 3), [np.arange(len(v)) for v in single]
+    twin = [2 * v for v in single]
+    paired = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(stats, "BOOT_THREADS", threads)
+        paired[threads] = fw.bootstrap(
+            lambda u, v: float(np.percentile(u, 99) / np.percentile(v, 50)),
+            fw.PerSeed(single, seeds, ids),
+            fw.PerSeed(twin, seeds, ids),
+            n=60,
+        )
+    assert paired[1] == paired[2]
     assert used - {threading.get_ident()}  # replicates ran on the pool's threads
 
 

@@ -45,6 +45,7 @@ from .stats import (  # noqa: F401  (re-exported: the paper modules use them fro
     NA,
     NO,
     TOL,
+    FlowRows,
     Interval,
     PerSeed,
     _g,
@@ -519,8 +520,8 @@ def _only(findings: Sequence[Finding]) -> str:
 #: How the bootstrap treats configurations run on the same seeds (:mod:`.stats`), as the
 #: report states it.
 PAIRED = (
-    "configurations run on the same seeds, which offer the same flows, are compared seed by "
-    "seed: one draw of seeds serves them all"
+    "configurations run on the same seeds draw the same random streams (the same flows where "
+    "only the scheme differs) and share each replicate's draw of seeds"
 )
 
 

@@ -6,13 +6,18 @@ outside, ``inconclusive`` when it straddles an edge. Intervals come from a clust
 (:func:`bootstrap`): seeds are resampled with replacement, then flows within each chosen seed,
 so both seed-to-seed and flow-to-flow variation widen the interval.
 
-Seeds are paired across configurations: runs with the same seed see the same random streams
-(the same arrivals, sizes and pairs, whatever the scheme), so a comparison of two schemes is a
-paired design, and resampling each scheme's seeds independently would count the seed-to-seed
-variation that both share as noise in their ratio. Per-seed arrays labelled with their seeds
+Seeds are paired across configurations: runs with the same seed draw the same random streams
+(where only the scheme or the fabric differs, the same arrivals, sizes and pairs), so a
+comparison of two configurations is a paired design, and resampling each one's seeds
+independently would count the seed-to-seed variation that both share as noise in their ratio.
+Joint resampling is valid whatever the dependence between them, since the seeds (each with
+all its configurations' runs) are the independent units. Per-seed arrays labelled with their seeds
 (:class:`PerSeed`, made by :func:`seeded` / :func:`by_seed`) that carry the same seeds are
 resampled with one draw of seeds per replicate; flows within a seed are still drawn per
-configuration. Unlabelled groups, or groups with other seeds, are resampled independently.
+configuration, except where two groups' rows at a seed are the same flows in the same order
+(labelled with flow ids): those share the rows drawn, so a flow's FCT under one scheme is
+resampled with its FCT under the other. Unlabelled groups, or groups with other seeds, are
+resampled independently.
 
 Magnitude tolerance (:func:`effect_band`): a quoted effect g (a ratio, "1.6×") holds if ours
 is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL, 1 + (g−1)·TOL].
@@ -62,15 +67,29 @@ def _g(x: float) -> str:
 
 class PerSeed(list):
     """Per-seed arrays of one configuration, labelled with the seed each came from
-    (``seeds[i]`` is the seed of ``self[i]``). :func:`bootstrap` resamples groups that carry
-    the same seeds jointly. Operations that build a new list (slicing, ``+``) drop the label,
-    which makes the result an independently resampled group, never a wrongly paired one."""
+    (``seeds[i]`` is the seed of ``self[i]``) and optionally with the flow of each row
+    (``ids[i][k]`` is the flow id of row k of seed i). :func:`bootstrap` resamples groups
+    that carry the same seeds jointly, and draws the same rows for groups whose rows are the
+    same flows. Operations that build a new list (slicing, ``+``) drop the labels, which
+    makes the result an independently resampled group, never a wrongly paired one."""
 
-    def __init__(self, arrays: Sequence[np.ndarray], seeds: Sequence[int]) -> None:
+    def __init__(
+        self,
+        arrays: Sequence[np.ndarray],
+        seeds: Sequence[int],
+        ids: Sequence[np.ndarray] | None = None,
+    ) -> None:
         super().__init__(arrays)
         if len(seeds) != len(self):
             raise ValueError(f"{len(self)} arrays but {len(seeds)} seeds")
         self.seeds = tuple(int(s) for s in seeds)
+        self.ids: list[np.ndarray] | None = None
+        if ids is not None:
+            ids = [np.asarray(x, dtype=np.int64) for x in ids]
+            bad = [i for i, (a, x) in enumerate(zip(self, ids, strict=True)) if len(a) != len(x)]
+            if bad:
+                raise ValueError(f"seed {self.seeds[bad[0]]}: rows and flow ids differ in length")
+            self.ids = ids
 
 
 def _seed_of(run: Any) -> int:
@@ -80,69 +99,100 @@ def _seed_of(run: Any) -> int:
     return int(s)
 
 
-def by_seed(runs: Sequence[Any], arrays: Sequence[np.ndarray]) -> PerSeed:
-    """``arrays`` (one per run, in order) labelled with the runs' seeds."""
-    return PerSeed(arrays, [_seed_of(r) for r in runs])
+def by_seed(
+    runs: Sequence[Any], arrays: Sequence[np.ndarray], ids: Sequence[Any] | None = None
+) -> PerSeed:
+    """``arrays`` (one per run, in order) labelled with the runs' seeds, and with each row's
+    flow id if ``ids`` is given (one sequence per run)."""
+    return PerSeed(arrays, [_seed_of(r) for r in runs], ids)
 
 
-def seeded(f: Callable[..., Sequence[np.ndarray]]) -> Callable[..., PerSeed]:
-    """Decorates a function of ``(runs, ...)`` that returns one array per run: its result is
-    labelled with the runs' seeds (:class:`PerSeed`)."""
+#: What a :func:`seeded` producer returns when each row is one flow: the arrays per run and the
+#: rows' flow ids per run.
+FlowRows = tuple[list[np.ndarray], list[np.ndarray]]
+
+
+def seeded(f: Callable[..., Any]) -> Callable[..., PerSeed]:
+    """Decorates a function of ``(runs, ...)`` that returns one array per run, or a pair
+    (arrays, flow ids per run) when each row is one flow: its result is labelled with the
+    runs' seeds (and the rows' flows) as a :class:`PerSeed`."""
 
     @functools.wraps(f)
     def g(runs: Sequence[Any], *a: Any, **kw: Any) -> PerSeed:
         runs = list(runs)
-        return by_seed(runs, f(runs, *a, **kw))
+        res = f(runs, *a, **kw)
+        return by_seed(runs, *res) if isinstance(res, tuple) else by_seed(runs, res)
 
     return g
 
 
-def _pairing(groups: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray | None]:
-    """Per group, the positions of its seeds in sorted order if it is labelled with distinct
-    seeds (groups with the same seed set are paired), else None (resampled on its own)."""
-    out: list[np.ndarray | None] = []
+def _pairing(groups: Sequence[Sequence[np.ndarray]]) -> list[tuple | None]:
+    """How each group is resampled: None on its own (unlabelled, or a seed repeated), else
+    ``(key, pos, rows)``: ``key`` its sorted seeds (groups with the same key share each
+    replicate's pick of seeds), ``pos`` the positions of those seeds in the group, and
+    ``rows[i]`` a token for seed i's flows (groups of one key whose flows at a seed are the
+    same ids, in the same order, share the rows drawn there) or None (rows drawn alone)."""
+    tokens: dict[tuple, int] = {}
+    out: list[tuple | None] = []
     for g in groups:
         s = getattr(g, "seeds", None)
         if s is None or len(set(s)) != len(s) or len(s) != len(g) or not len(s):
             out.append(None)
-        else:
-            out.append(np.argsort(np.asarray(s), kind="stable"))
+            continue
+        key = tuple(sorted(s))
+        ids = getattr(g, "ids", None)
+        rows = [
+            None if ids is None else tokens.setdefault((key, s[i], ids[i].tobytes()), len(tokens))
+            for i in range(len(g))
+        ]
+        out.append((key, np.argsort(np.asarray(s), kind="stable"), rows))
     return out
 
 
 def _resample(
-    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, order: list | None = None
+    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, plan: list | None = None
 ) -> list:
-    return _gather(groups, _draw(groups, rng, order))
+    return _gather(groups, _draw(groups, rng, plan))
 
 
 def _draw(
-    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, order: list | None = None
+    groups: Sequence[Sequence[np.ndarray]], rng: np.random.Generator, plan: list | None = None
 ) -> list:
     """One replicate's draws: per group, the seeds picked (with replacement) and for each
     pick the rows drawn from that seed (None for an empty one, which draws nothing).
 
-    Groups labelled with the same seeds (``order`` from :func:`_pairing`) share one pick of
-    seeds (a paired design: the i-th sorted seed of one is the i-th of the other); the rows
-    within a seed are drawn for each group on its own."""
-    order = order if order is not None else [None] * len(groups)
-    shared: dict[tuple[int, ...], np.ndarray] = {}
+    Groups labelled with the same seeds (``plan`` from :func:`_pairing`) share one pick of
+    seeds (a paired design: the i-th sorted seed of one is the i-th of the other), and at
+    each pick the groups whose rows there are the same flows share the rows drawn; other
+    rows are drawn for each group on its own."""
+    plan = plan if plan is not None else [None] * len(groups)
+    picks: dict[tuple[int, ...], np.ndarray] = {}
+    shared_rows: dict[tuple[int, int], np.ndarray] = {}
     out = []
-    for seeds, pos in zip(groups, order, strict=True):
-        if pos is None:
+    for seeds, pl in zip(groups, plan, strict=True):
+        if pl is None:
             pick = rng.integers(0, len(seeds), len(seeds))
-        else:
-            key = tuple(sorted(seeds.seeds))
-            if key not in shared:
-                shared[key] = rng.integers(0, len(seeds), len(seeds))
-            pick = pos[shared[key]]
-        out.append(
-            [
-                (i, rng.integers(0, len(seeds[i]), len(seeds[i])) if len(seeds[i]) else None)
-                for i in pick
-            ]
-        )
+            out.append([(i, _rows(rng, len(seeds[i]))) for i in pick])
+            continue
+        key, pos, toks = pl
+        if key not in picks:
+            picks[key] = rng.integers(0, len(seeds), len(seeds))
+        d = []
+        for j, k in enumerate(picks[key]):
+            i = int(pos[k])
+            t = toks[i]
+            if t is None:
+                d.append((i, _rows(rng, len(seeds[i]))))
+            else:
+                if (j, t) not in shared_rows:
+                    shared_rows[(j, t)] = _rows(rng, len(seeds[i]))
+                d.append((i, shared_rows[(j, t)]))
+        out.append(d)
     return out
+
+
+def _rows(rng: np.random.Generator, n: int) -> np.ndarray | None:
+    return rng.integers(0, n, n) if n else None
 
 
 def _gather(groups: Sequence[Sequence[np.ndarray]], draws: list) -> list:
@@ -168,11 +218,11 @@ def _replicates(
     """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
     the threads (drawn in replicate order on this thread), so the replicates are too."""
     rng = np.random.default_rng(seed)
-    order = _pairing(groups)
+    plan = _pairing(groups)
     rows = sum(len(a) for g in groups for a in g)
     threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
     if threads <= 1:
-        return np.array([stat(*_resample(groups, rng, order)) for _ in range(n)], dtype=float)
+        return np.array([stat(*_resample(groups, rng, plan)) for _ in range(n)], dtype=float)
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
@@ -180,7 +230,7 @@ def _replicates(
     with ThreadPoolExecutor(threads) as ex:
         pending: deque = deque()
         for _ in range(n):
-            d = _draw(groups, rng, order)
+            d = _draw(groups, rng, plan)
             pending.append(ex.submit(lambda d=d: stat(*_gather(groups, d))))
             if len(pending) > 2 * threads:  # bounded: a replicate's draws are as big as its rows
                 out.append(pending.popleft().result())

@@ -17,6 +17,7 @@ from ...results import Results
 from ..framework import (
     NO,
     Finding,
+    FlowRows,
     Interval,
     PerSeed,
     all_of,
@@ -50,15 +51,17 @@ STATS: dict[str, Callable[[np.ndarray], float]] = {
 
 
 @seeded
-def low_fct(runs: Sequence[Results], which: str | None = None) -> PerSeed:
+def low_fct(runs: Sequence[Results], which: str | None = None) -> FlowRows:
     """Per seed: FCTs of completed in-window low-priority flows (optionally one size class)."""
-    out = []
+    out, ids = [], []
     for r in runs:
         f = _low(r)
         if which is not None:
             f = f[bucket(f["size"]) == which]
-        out.append(f.loc[f["completed"].astype(bool), "fct_s"].to_numpy(dtype=float))
-    return out
+        f = f[f["completed"].astype(bool)]
+        out.append(f["fct_s"].to_numpy(dtype=float))
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 def pairs(tcp: Sequence[Results], base: Sequence[Results], which: str | None = None) -> PerSeed:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework import Interval, PerSeed, seeded
+from ..framework import FlowRows, Interval, seeded
 
 
 def competition_rates(res: Any) -> dict[str, float]:
@@ -72,13 +72,14 @@ def first_low(res: Any) -> float:
 
 
 @seeded
-def _reg_fct(runs: Sequence[Any]) -> PerSeed:
-    out = []
+def _reg_fct(runs: Sequence[Any]) -> FlowRows:
+    out, ids = [], []
     for r in runs:
         f = r.flows
         f = f[(f["class"] == "regular") & f.in_window & f.completed]
         out.append(f.fct_s.to_numpy(dtype=float))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 def speedups(base: Any, run: Any, cls: str) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...results import Results
-from ..framework import Ctx, Interval, PerSeed, bootstrap, seeded
+from ..framework import Ctx, FlowRows, Interval, bootstrap, seeded
 
 
 def dropped(runs: Sequence[Results]) -> int:
@@ -30,27 +30,30 @@ def _short(r: Results) -> pd.DataFrame:
 
 
 @seeded
-def short_fct(runs: Sequence[Results]) -> PerSeed:
-    """Per seed: FCTs of in-window short flows, unfinished = +inf."""
-    out = []
+def short_fct(runs: Sequence[Results]) -> FlowRows:
+    """Per seed: FCTs of in-window short flows, unfinished = +inf (rows labelled by flow)."""
+    out, ids = [], []
     for r in runs:
-        v = _short(r)["fct_s"].to_numpy(dtype=float)
+        f = _short(r)
+        v = f["fct_s"].to_numpy(dtype=float)
         out.append(np.where(np.isnan(v), np.inf, v))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 @seeded
-def large_gbps(runs: Sequence[Results], fes: Sequence[int] | None = None) -> PerSeed:
+def large_gbps(runs: Sequence[Results], fes: Sequence[int] | None = None) -> FlowRows:
     """Per seed: goodput (Gb/s) of completed in-window 1 MB flows (optionally only those
     received at a front end, sharing its port with the incasts)."""
-    out = []
+    out, ids = [], []
     for r in runs:
         f = r.flows
         f = f[f["in_window"].astype(bool) & (f["class"] == "large") & f["completed"].astype(bool)]
         if fes is not None:
             f = f[f["dst"].isin(list(fes))]
         out.append((f["size"] * 8 / f["fct_s"] / 1e9).to_numpy(dtype=float))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 def max_short_drops(runs: Sequence[Results]) -> int:
@@ -114,6 +117,9 @@ def _pct_ratio(q: float, a: list[np.ndarray], b: list[np.ndarray]) -> Interval:
 
 
 @seeded
-def _rto_share(runs: Sequence[Results], n: int) -> PerSeed:
+def _rto_share(runs: Sequence[Results], n: int) -> FlowRows:
     """Per seed: 1.0 for each short flow with at least ``n`` retransmission timeouts, else 0."""
-    return [(_short(r)["rto_count"].to_numpy() >= n).astype(float) for r in runs]
+    fr = [_short(r) for r in runs]
+    return [(f["rto_count"].to_numpy() >= n).astype(float) for f in fr], [
+        f["flow_id"].to_numpy() for f in fr
+    ]

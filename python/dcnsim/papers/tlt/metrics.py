@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...results import Results
-from ..framework import Ctx, Interval, PerSeed, bootstrap, seeded
+from ..framework import Ctx, FlowRows, Interval, PerSeed, bootstrap, seeded
 from .presets import K_TCP, SCENARIO, classes, variant
 
 # ---------------------------------------------------------------------------------------------
@@ -59,26 +59,30 @@ def _cls(r: Results, name: str) -> pd.DataFrame:
 
 
 @seeded
-def _fct(runs: Sequence[Results], name: str) -> PerSeed:
-    """Per seed: FCTs (s) of the class's in-window flows, unfinished = +inf."""
-    out = []
+def _fct(runs: Sequence[Results], name: str) -> FlowRows:
+    """Per seed: FCTs (s) of the class's in-window flows, unfinished = +inf (rows labelled
+    by flow)."""
+    out, ids = [], []
     for r in runs:
-        v = _cls(r, name)["fct_s"].to_numpy(dtype=float)
+        f = _cls(r, name)
+        v = f["fct_s"].to_numpy(dtype=float)
         out.append(np.where(np.isnan(v), np.inf, v))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 @seeded
-def _col(runs: Sequence[Results], col: str, name: str | None = None) -> PerSeed:
+def _col(runs: Sequence[Results], col: str, name: str | None = None) -> FlowRows:
     """Per seed: a per-flow column over in-window flows (of one class, or all)."""
-    out = []
+    out, ids = [], []
     for r in runs:
         f = r.flows
         f = f[f["in_window"].astype(bool)]
         if name is not None:
             f = f[f["class"] == name]
         out.append(f[col].to_numpy(dtype=float))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 def _has(runs: Sequence[Results], *cols: str) -> bool:
@@ -165,13 +169,14 @@ def _record(c: Ctx, label: str, runs: Sequence[Results]) -> None:
 
 
 @seeded
-def _imp_loss(runs: Sequence[Results]) -> PerSeed:
+def _imp_loss(runs: Sequence[Results]) -> FlowRows:
     """Per seed: rows (important drops, important packets) of in-window flows."""
-    out = []
+    out, ids = [], []
     for r in runs:
         f = r.flows[r.flows["in_window"].astype(bool)]
         out.append(f[["important_drops", "important_pkts"]].to_numpy(dtype=float))
-    return out
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
 
 
 def _loss_rate(a: np.ndarray) -> float:
@@ -180,11 +185,12 @@ def _loss_rate(a: np.ndarray) -> float:
 
 
 @seeded
-def _imp_frac(runs: Sequence[Results], by: str) -> PerSeed:
+def _imp_frac(runs: Sequence[Results], by: str) -> FlowRows:
     """Per seed: rows (important, total) packets (``by = "pkts"``) or bytes."""
-    out = []
+    out, ids = [], []
     for r in runs:
         f = r.flows[r.flows["in_window"].astype(bool)]
+        ids.append(f["flow_id"].to_numpy())
         if by == "pkts":
             out.append(f[["important_pkts", "data_pkts"]].to_numpy(dtype=float))
         else:
@@ -193,4 +199,4 @@ def _imp_frac(runs: Sequence[Results], by: str) -> PerSeed:
                     [f["important_bytes"].to_numpy(float), (f["data_pkts"] * 1538).to_numpy(float)]
                 )
             )
-    return out
+    return out, ids
