@@ -119,7 +119,7 @@ from .scenario import (  # noqa: F401  (re-exported, see above)
 TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 2020)"
 #: Wall time of `dcnsim reproduce resqueue` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 4.5 min in all on two cores (270 runs and the bootstrap intervals); "
+    "reduced: about 4 min in all on two cores (270 runs in 1.3 min, then the bootstrap intervals); "
     "--full: about 28 min (448 runs on 8 seeds: 14 min of simulation, then the bootstrap "
     "intervals)"
 )

@@ -59,9 +59,9 @@ TITLE = (
 )
 #: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: 333 runs (237 TCP, 96 RoCE), not timed together; 177 TCP runs took 4.8 min and "
-    "the 26 HPCC runs of Fig 6 and 18 2.6 min on two cores; --full: several hours (its Fig "
-    "1/5/7 subset alone took 63 min)"
+    "reduced: about 4.5 min on two cores (257 runs, 177 TCP and 80 RoCE, in 3.9 min, then the "
+    "bootstrap intervals); --full: several hours (its RoCE half alone took 2.2 h on one core, "
+    "its Fig 1/5/7 subset 63 min)"
 )
 
 #: What is known about each finding when it does not hold: what was tried, and which
