@@ -11,9 +11,9 @@ Seeds are paired across configurations: runs with the same seed draw the same ra
 comparison of two configurations is a paired design, and resampling each one's seeds
 independently would count the seed-to-seed variation that both share as noise in their ratio.
 Joint resampling is valid whatever the dependence between them, since the seeds (each with
-all its configurations' runs) are the independent units. Per-seed arrays labelled with their seeds
-(:class:`PerSeed`, made by :func:`seeded` / :func:`by_seed`) that carry the same seeds are
-resampled with one draw of seeds per replicate; flows within a seed are still drawn per
+all its configurations' runs) are the independent units. Per-seed arrays labelled with their
+seeds (:class:`PerSeed`, made by :func:`seeded` / :func:`by_seed`) that carry the same seeds
+are resampled with one draw of seeds per replicate; flows within a seed are still drawn per
 configuration, except where two groups' rows at a seed are the same flows in the same order
 (labelled with flow ids): those share the rows drawn, so a flow's FCT under one scheme is
 resampled with its FCT under the other. Unlabelled groups, or groups with other seeds, are
@@ -26,6 +26,7 @@ is within a factor :data:`TOL` of the paper's *excess over 1*: [1 + (g−1)/TOL,
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -142,11 +143,18 @@ def _pairing(groups: Sequence[Sequence[np.ndarray]]) -> list[tuple | None]:
         key = tuple(sorted(s))
         ids = getattr(g, "ids", None)
         rows = [
-            None if ids is None else tokens.setdefault((key, s[i], ids[i].tobytes()), len(tokens))
+            None if ids is None else tokens.setdefault((key, s[i], *_digest(ids[i])), len(tokens))
             for i in range(len(g))
         ]
         out.append((key, np.argsort(np.asarray(s), kind="stable"), rows))
     return out
+
+
+def _digest(ids: np.ndarray) -> tuple[int, bytes]:
+    """A seed's flow ids as (count, 128-bit hash): equal for the same ids in the same order,
+    without keeping a copy of them."""
+    a = np.ascontiguousarray(ids, dtype=np.int64)
+    return len(a), hashlib.blake2b(memoryview(a).cast("B"), digest_size=16).digest()
 
 
 def _resample(
@@ -250,8 +258,9 @@ def bootstrap(
     Each group is one configuration's per-seed arrays (rows may be tuples: pass 2-D arrays
     for paired data such as matched TCP / Near-Opt FCTs). Seeds are resampled with
     replacement, then rows within each seed. Groups labelled with the same seeds
-    (:class:`PerSeed`) share each replicate's pick of seeds, since same-seed runs see the same
-    flows; other groups are resampled independently."""
+    (:class:`PerSeed`) share each replicate's pick of seeds (same-seed runs draw the same
+    random streams), and where their rows at a seed are the same flows, the rows drawn
+    there; other groups are resampled independently."""
     pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)
