@@ -281,10 +281,19 @@ INVESTIGATED: dict[str, str] = {
 }
 
 
+#: Said after every note above: how its quoted intervals were computed.
+INTERVALS_THEN = (
+    "(Intervals quoted in this note from ablations were computed with each configuration's "
+    "seeds and flows resampled apart, before the bootstrap paired runs of the same seeds and "
+    "widened the seed-to-seed part for the number of seeds; re-running the named ablation "
+    "gives today's.)"
+)
+
+
 def _noted(ev: Callable[[Ctx, Finding], None]) -> Callable[[Ctx, Finding], None]:
     def evaluate(c: Ctx, fd: Finding) -> None:
         ev(c, fd)
         if fd.verdict != HOLDS and fd.figure in INVESTIGATED:
-            fd.note = f"{fd.note} {INVESTIGATED[fd.figure]}".strip()
+            fd.note = f"{fd.note} {INVESTIGATED[fd.figure]} {INTERVALS_THEN}".strip()
 
     return evaluate

@@ -64,8 +64,9 @@ TCP_MISS_NOTES: dict[str, str | Mapping[str, str]] = {
 
 
 #: What is known about RoCE findings that do not hold, by the scale it was measured at
-#: (``tlt.note_for`` labels a note shown at another scale). Reduced: seeds 1 and 2, 10 ms,
-#: "per run" numbers are seed 1 / seed 2; full: seeds 1–5, 240 ms, per-run ranges over the
+#: (``tlt.note_for`` labels a note shown at another scale). Reduced: measured on seeds 1 and 2
+#: (the reduced scale ran two seeds until it ran three), 10 ms, "per run" numbers are seed 1 /
+#: seed 2, unless a note says otherwise; full: seeds 1–5, 240 ms, per-run ranges over the
 #: seeds; foreground flows in the window. No explanation below is stated as a cause without
 #: the one-change run that shows it.
 ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
