@@ -161,8 +161,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     "Fig6-irn-tlt": {
         "reduced": (
             "The foreground gain (1.98×) is in the band and IRN+TLT has no timeout (0 per run); "
-            "the background mean is 1.02× lossy IRN's (1.02 [1.01, 1.03] paired on seeds and "
-            "flows, two seeds), inside the band, near its edge (1.05). Before the RoCE "
+            "the background mean is 1.02× lossy IRN's (1.02 [1.01, 1.04] with three seeds), "
+            "inside the band, near its edge (1.05). Before the RoCE "
             "retransmission timer restarted on every send and every ACK or NACK (InfiniBand "
             "o9-85, the reference NIC's rule; docs/rdma.md), IRN+TLT timed out 2,175 / 2,176 "
             "times per run and gained 1.64×: IRN's RTO_low (454 µs) fired while a flow's packets "
@@ -200,7 +200,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "timeouts (2,660–2,839 per run): the tail flows' timer runs at RTO_high (1930 µs) "
             "because their lost packets still count as outstanding, more than IRN's N = 3 (the "
             "TLT reference counts in-flight bytes the same way, `GetIrnBytesInFlight`). The "
-            "background ratio (1.94 [1.79, 2.14], band from 1.99) straddles the edge."
+            "background ratio (1.85 [1.37, 2.24] with three seeds, band from 1.99) straddles the "
+            "edge."
         ),
         "full": (
             "IRN's foreground p99.9 (2.82–2.85 ms) is 1.8× DCQCN+PFC's (1.57–1.62 ms): lossy IRN "
@@ -296,8 +297,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
         "reduced": (
             "Seed 2 gives the same tail for N = 96 and 384 (2.72 and 2.71 ms); in seed 1 the "
             "shared buffer drops 143 and 178 green packets and 42 and 44 foreground flows time "
-            "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.964–1.08) "
-            "wider than the band; the full scale decides it."
+            "out (4.72 vs 5.03 ms; see Fig6-dcqcn-tlt), which makes the interval (0.981–1.1 with "
+            "three seeds) wider than the band; the full scale decides it."
         ),
     },
     "Fig6-dcqcn-pfc": {
