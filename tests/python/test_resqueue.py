@@ -102,9 +102,10 @@ def test_frontend_link_is_overloaded_only_at_the_highest_load() -> None:
 def test_seeds_needed_tells_a_threshold_tie_from_a_seed_shortage() -> None:
     # per-seed ratios scattered around the threshold: more seeds converge on it, never decide
     assert "would not decide" in resqueue.seeds_needed([0.97, 1.03, 1.01], 1.0)
-    # clearly above it but noisy: a finite number of seeds decides (2·sd/|m−thr| squared)
+    # clearly above it but noisy: a finite number of seeds decides, the first n whose
+    # t(n−1)·sd/√n is below |m − thr| (7 here; 4 by the normal quantile)
     msg = resqueue.seeds_needed([0.9, 1.3, 1.1], 0.9)
-    assert "seeds would decide" in msg and int(msg.split("≈ ")[1].split()[0]) >= 3
+    assert "seeds would decide" in msg and int(msg.split("≈ ")[1].split()[0]) == 7
     assert "one side" in resqueue.seeds_needed([1.2, 1.25, 1.22], 1.0)
     assert "too few" in resqueue.seeds_needed([1.2], 1.0)
 

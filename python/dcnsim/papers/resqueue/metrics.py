@@ -17,6 +17,7 @@ import pandas as pd
 
 from ...results import Results
 from ..framework import Ctx, FlowRows, Interval, bootstrap, seeded
+from ..stats import _t_quantile
 
 
 def dropped(runs: Sequence[Results]) -> int:
@@ -79,20 +80,27 @@ QS = {"p99": 99.0, "p99.9": 99.9}
 def seeds_needed(per_seed: Sequence[float], thr: float) -> str:
     """Would more seeds decide a comparison with ``thr``? From the per-seed values: if their
     mean lies within half a standard deviation (or 2%) of ``thr`` the statistic sits on the
-    threshold and more seeds converge on it without deciding; else the rough number of seeds
-    whose normal-approximation 95% interval (± 2 sd/√n) excludes ``thr``."""
+    threshold and more seeds converge on it without deciding; else the smallest number of
+    seeds n whose Student-t 95% interval over per-seed values (± t(n−1)·sd/√n, the width the
+    bootstrap gives the seed-to-seed part, papers/stats.py) excludes ``thr``."""
     v = np.asarray([x for x in per_seed if math.isfinite(x)], dtype=float)
     if len(v) < 2:
         return "too few finite per-seed values to tell"
     m, sd = float(v.mean()), float(v.std(ddof=1))
     if abs(m - thr) < max(sd / 2, 0.02 * abs(thr)):
         return f"per-seed mean {m:.3g} sits on {thr:g} (sd {sd:.2g}): more seeds would not decide"
-    if sd == 0 or abs(m - thr) >= 2 * sd / math.sqrt(len(v)):
+
+    def half(n: int) -> float:
+        return _t_quantile(0.975, n - 1) * sd / math.sqrt(n)
+
+    if sd == 0 or abs(m - thr) >= half(len(v)):
         return (
             f"per-seed mean {m:.3g}, sd {sd:.2g}: the seeds already lie on one side of {thr:g}; "
             "the interval's width comes from resampling flows within a seed"
         )
-    n = math.ceil((2 * sd / abs(m - thr)) ** 2)
+    n = len(v) + 1
+    while abs(m - thr) < half(n):
+        n += 1
     return f"per-seed mean {m:.3g}, sd {sd:.2g}: ≈ {n} seeds would decide against {thr:g}"
 
 
