@@ -70,7 +70,7 @@ TITLE = (
 )
 #: Wall time of `dcnsim reproduce lowprio` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 1.6 min on two cores (240 runs); --full: about 55 min (1,465 runs, 102 CPU-min "
+    "reduced: about 2.3 min on two cores (275 runs); --full: about 55 min (1,465 runs, 102 CPU-min "
     "of simulation measured on a loaded machine)"
 )
 

@@ -119,9 +119,9 @@ from .scenario import (  # noqa: F401  (re-exported, see above)
 TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 2020)"
 #: Wall time of `dcnsim reproduce resqueue` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 4 min in all on two cores (270 runs in 1.3 min, then the bootstrap intervals); "
-    "--full: about 28 min (448 runs on 8 seeds: 14 min of simulation, then the bootstrap "
-    "intervals)"
+    "reduced: about 6.5 min in all on two cores (270 runs in 1.3 min, then 5 min of bootstrap "
+    "intervals); --full: 45 min or more (448 runs on 8 seeds: 14 min of simulation; the "
+    "bootstrap intervals took 48 min beside other jobs, peak memory 18 GB)"
 )
 
 

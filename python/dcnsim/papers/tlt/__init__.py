@@ -59,7 +59,7 @@ TITLE = (
 )
 #: Wall time of `dcnsim reproduce tlt` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 4.5 min on two cores (257 runs, 177 TCP and 80 RoCE, in 3.9 min, then the "
+    "reduced: about 5.7 min on two cores (297 runs, 177 TCP and 120 RoCE, then 1.2 min of "
     "bootstrap intervals); --full: several hours (its RoCE half alone took 2.2 h on one core, "
     "its Fig 1/5/7 subset 63 min)"
 )
