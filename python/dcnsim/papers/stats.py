@@ -277,7 +277,9 @@ def bootstrap(
     replacement, then rows within each seed. Groups labelled with the same seeds
     (:class:`PerSeed`) share each replicate's pick of seeds (same-seed runs draw the same
     random streams), and where their rows at a seed are the same flows, the rows drawn
-    there; other groups are resampled independently."""
+    there; other groups are resampled independently. The seeds' part of the interval is then
+    widened for the number of seeds (:func:`_seed_inflation`; a second set of ``n``
+    replicates, every seed kept, measures the rest)."""
     pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)
