@@ -311,16 +311,22 @@ def sjf_share(pool: fw.Pool) -> None:
     _sjf_replayed(pool, "Near-Opt share max_min", no_of)
 
 
+def _sjf_both_changed(pool: fw.Pool, label: str, change: Callable[[dict], dict]) -> None:
+    """:func:`_sjf_replayed` with one ``change`` made to the TCP replay and the Near-Opt
+    replay alike."""
+    _sjf_replayed(
+        pool,
+        label,
+        lambda run: change(L._replay(run, "lpf_sjf")),
+        lambda run: change(replay_low(run, "lpf_sjf")),
+    )
+
+
 def sjf_nohigh(pool: fw.Pool) -> None:
     """LPF-Fig3c at high load with one change: the reproduction's runs replayed without their
     high-priority (< 1 MB) flows, TCP and Near-Opt alike: how much of each workload's gap the
     high class makes."""
-    _sjf_replayed(
-        pool,
-        "without the high class",
-        lambda run: without_high(L._replay(run, "lpf_sjf")),
-        lambda run: without_high(replay_low(run, "lpf_sjf")),
-    )
+    _sjf_both_changed(pool, "without the high class", without_high)
 
 
 def sjf_lossless(pool: fw.Pool) -> None:
@@ -333,12 +339,7 @@ def sjf_lossless(pool: fw.Pool) -> None:
         sc["switch"]["port_limit"] = "100128KB"
         return sc
 
-    _sjf_replayed(
-        pool,
-        "low queue 100 MB",
-        lambda run: lossless(L._replay(run, "lpf_sjf")),
-        lambda run: lossless(replay_low(run, "lpf_sjf")),
-    )
+    _sjf_both_changed(pool, "low queue 100 MB", lossless)
 
 
 def sjf_load(pool: fw.Pool) -> None:
