@@ -298,6 +298,27 @@ oversubscribed by guarantees); on the tree it lowers C3's DS misses where DS run
 15%) and raises them in the mix (Fig6 web search 41.5%, before 35.1%; without C3 16.2%).
 Every verdict is the same as before the coordinator.
 
+The tree's web-search mix, after the fixes below, one change each in the C3 runs
+(`tools/ablations/c3.py tree --objs ds,ps,ts`, reduced scale, seeds 1 / 2 / 3, measured
+2026-11-27). Without C3: DS misses 30.0 / 37.1 / 35.1%, PS AFCT 30.7 / 31.5 / 28.8 ms,
+goodput per host DS 130–169, PS 96–111, TS 345–360 Mb/s. The C3 preset: 42.3 / 44.4 / 47.0%,
+58.9 / 55.7 / 46.2 ms, DS 41–53, PS 30–34, TS 673–684 Mb/s, and the hosts' NIC queues (which
+nothing marks: the spec marks at switches and at the pipe queue) reach 474–494 packets.
+Host NIC marking at K = 20 packets (not shipped: the spec is silent on it): 36.2 / 37.1 /
+44.0%, 29.6 / 52.4 / 47.0 ms, TS 636–640 Mb/s; it helps, TS keeps its excess. Refuted as
+the cause, one change each: admission control off (50.8 / 56.5 / 54.5%: admission lowers
+the misses), the coordinator off (47.7 / 54.0 / 52.2%, PS 50.4–53.9 ms), α the raw marked
+fraction (g = 1; 38.5 / 44.4 / 42.5%, PS 52.3–52.9 ms, TS 674–681 Mb/s), and, in the PS + TS
+mix, TS's policy share × 0.001 (TS 643–692 Mb/s per host against the preset's 735–753, PS
+39–49 ms against 44–52; without C3 22–27 ms). The other readings: `start = "share"` 38.5 /
+46.0 / 39.6%, PS 40.8–51.2 ms, TS 508–540 Mb/s; `variant = "additive"` 24.6 / 31.5 / 35.1%
+(below the runs without C3), but PS 50.6–58.1 ms and TS 358–370 Mb/s, with DS + PS carrying
+only 90–97 Mb/s per host: the pipes start at their floors and grow 10 Mb/s per 5 ms, slower
+than flows of tens of milliseconds need. A hypothesis, not isolated: where a host's only
+busy pipe is its TS pipe, the per-host weights give it w = 1 and Eq. 1 doubles it every clean
+interval, so it holds the link when DS and PS pipes start (seed 1: TS's pipe runs at line
+rate in 62% of its 5 ms samples; median weights DS 0.079, PS 0.10, TS 0.38).
+
 Fixed in this version (each changes every figure's numbers; the ablation numbers in the
 notes and in "Where C3 loses" above predate them unless a note says otherwise): (1) the DS
 miss metric compared a flow's FCT with its deadline, which the flow table holds as an
