@@ -298,6 +298,14 @@ impl<E: Packable> EventQueue<E> {
     /// Pops the earliest event if its time is ≤ `until`, advancing `now` to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+        self.pop_until_packed(until)
+            .map(|(t, bits)| (t, E::unpack(bits)))
+    }
+
+    /// [`EventQueue::pop_until`], returning the event as packed (for a caller that decodes
+    /// and dispatches it in one `match`).
+    #[inline]
+    pub fn pop_until_packed(&mut self, until: Time) -> Option<(Time, u32)> {
         let lane_min = self.tree[1];
         let best = lane_min.min(self.heap_top);
         if best == EMPTY {
@@ -319,7 +327,7 @@ impl<E: Packable> EventQueue<E> {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t;
         self.popped += 1;
-        Some((t, E::unpack((best as u64 & PACK_MASK) as u32)))
+        Some((t, (best as u64 & PACK_MASK) as u32))
     }
 
     /// Pops the earliest event and advances `now` to its time.
