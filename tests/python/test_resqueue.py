@@ -6,6 +6,7 @@ reduced-scale run is the slow test).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -90,6 +91,55 @@ def test_an_ablation_names_a_cause_only_when_it_flips_the_verdict() -> None:
     assert "confirmed by this one change" in m("no", "holds")
     assert "refuted" in m("no", "no") and "confirmed" not in m("no", "no")
     assert "decides nothing" in m("no", "inconclusive")
+
+
+def test_the_queue0_ablation_is_read_point_by_point() -> None:
+    """Per point the note says whether the one change (queue 0 capped at 200 KB) puts PIAS ÷
+    ResQueue in the finding's band, and whether a gain appears exactly where more than
+    (100 − q)% of PIAS's short flows time out twice."""
+    from dcnsim.papers.framework import Interval
+    from dcnsim.papers.resqueue import ablations as ab
+
+    def point(base: tuple, big: tuple, twice: tuple, drops: tuple = (4, 2)) -> SimpleNamespace:
+        st = ab._Abl(None, 32, 0.8)  # statistics given, not computed from runs
+        for q in resqueue.QS:
+            st.m.update(
+                {("gain", "20 KB cap", q): Interval(*base), ("gain", ab.BIG, q): Interval(*big)}
+            )
+        st.m["rto2"] = Interval(*twice)
+        st.m["drops"] = {"PIAS": 3, "20 KB cap": drops[0], ab.BIG: drops[1], "20 KB extra": 3}
+        st.m["q0drops"] = {"PIAS": 0, "20 KB cap": 900, ab.BIG: 12, "20 KB extra": 5}
+        return SimpleNamespace(_memo={("abl", 32, 0.8): st})
+
+    def read(c: SimpleNamespace, q: str = "p99", lo: float = 1.3, hi: float = 2.2) -> str:
+        return ab._gain_reading(c, 32, 0.8, q, lo, hi)
+
+    # the cap alone puts the point in the band, where 3% of flows time out twice (> 1%)
+    r = read(point((1.0, 0.98, 1.02), (1.8, 1.6, 2.0), (0.03, 0.02, 0.04)))
+    assert "confirmed" in r and "as predicted" in r, r
+    # still outside the band with the cap, and only 0.1% time out twice: no p99 gain possible
+    r = read(point((1.0, 0.98, 1.02), (1.05, 1.02, 1.08), (0.001, 0.0008, 0.0012)))
+    assert r.startswith("degree 32 at 80%, p99: not the cap") and "as predicted" in r, r
+    assert "confirmed" not in r
+    # a gain the prediction does not allow is flagged, not explained
+    r = read(point((1.0, 0.98, 1.02), (1.8, 1.6, 2.0), (0.001, 0.0008, 0.0012)))
+    assert "against the prediction" in r, r
+    # ... and a p99.9 gain needs only 0.1%
+    assert "above the 0.1%" in read(point((1, 1, 1), (2, 1.9, 2.1), (0.003, 0.002, 0.004)), "p99.9")
+    # in the band already: nothing to explain
+    assert "already" in read(point((1.5, 1.4, 1.6), (1.8, 1.6, 2.0), (0.03, 0.02, 0.04)))
+    # straddling the band decides nothing
+    r = read(point((1.0, 0.98, 1.02), (1.5, 1.1, 2.0), (0.03, 0.02, 0.04)))
+    assert "does not decide it" in r and "confirmed" not in r, r
+    # equal tails where nothing times out twice: the order rule (≥ 1) cannot decide
+    r = read(point((1.0, 0.99, 1.01), (1.0, 0.99, 1.01), (0, 0, 0)), lo=1.0, hi=math.inf)
+    assert "at best match PIAS" in r and "≥ 1" in r, r
+    # Fig 4's bound on drops
+    c = point((1, 1, 1), (1, 1, 1), (0, 0, 0), drops=(4, 1))
+    assert "confirmed" in ab._drops_reading(c, 32, 0.8, 1)
+    c = point((1, 1, 1), (1, 1, 1), (0, 0, 0), drops=(4, 3))
+    r = ab._drops_reading(c, 32, 0.8, 1)
+    assert "not the cap alone" in r and "still drops 12 packets" in r, r
 
 
 def test_frontend_link_is_overloaded_only_at_the_highest_load() -> None:

@@ -4,6 +4,7 @@ load.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -79,7 +80,9 @@ def eval_fig5_below(c: Ctx, fd: Finding) -> None:
     fd.ours = "p99 ResQueue ÷ PIAS: " + ", ".join(f"d{d}@{x:.0%} {v}" for (d, x), v in per.items())
     fd.judge(**{f"d{d}_at_{x:.0%}": band(v, 0, 1.0) for (d, x), v in per.items()})
     if fd.verdict != HOLDS:
-        fd.note += " " + _abl_note(c, "p99", degrees=(max(c.scale.degrees),))
+        # ResQueue ÷ PIAS ≤ 1 is PIAS ÷ ResQueue ≥ 1.
+        dmax = (max(c.scale.degrees),)
+        fd.note += " " + _abl_note(c, "p99", degrees=dmax, gain_band=(1.0, math.inf))
     fd.plot = _deg_plot(c, per)
 
 
@@ -98,5 +101,6 @@ def eval_fig5_avg(c: Ctx, fd: Finding) -> None:
     lo, hi = effect_band(1.6)
     fd.judge(mean_gain=band(g, lo, hi))
     if fd.verdict != HOLDS:
-        fd.note += " " + _abl_note(c, "p99", degrees=(max(c.scale.degrees),))
+        dmax = (max(c.scale.degrees),)
+        fd.note += " " + _abl_note(c, "p99", degrees=dmax, gain_band=(lo, hi))
     fd.plot = _deg_plot(c, _deg_ratio(c))

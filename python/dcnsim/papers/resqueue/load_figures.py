@@ -28,7 +28,7 @@ from ..framework import (
     exact,
     lines,
 )
-from .ablations import _abl_note
+from .ablations import ABLATION_KB, _abl_note, abl_readings
 from .metrics import (
     QS,
     _memo,
@@ -247,7 +247,11 @@ def _eval_order(q: str) -> Any:
                 " DCTCP ÷ PIAS: "
                 + _dctcp_pias_note(c, q, dp_verdict, per_load=True)
                 + f" Per seed: {seeds}. "
-                + "PIAS ÷ ResQueue: see Fig2-speedup and the Ablation-queue0-size row."
+                + "PIAS ÷ ResQueue (the Ablation-queue0-size row, one change: queue 0 "
+                f"capped at {ABLATION_KB:g} KB; the cause it tests: Fig2-speedup's note), "
+                "point by point: "
+                + abl_readings(c, q, degrees=(32,), gain_band=(1.0, math.inf))
+                + "."
             )
         fd.plot = _fig2_plot(c, QS[q], q)
 
@@ -289,7 +293,8 @@ def _eval_speedup(q: str) -> Any:
             ps = {x: per_seed_ratio(QS[q], fct["pias"][x], fct["resqueue"][x]) for x in loads}
             mean_ps = [float(np.mean(v)) for v in zip(*ps.values(), strict=True)]
             fd.note += (
-                f" {_abl_note(c, q, degrees=(32,))} Per seed, the mean gain is "
+                f" {_abl_note(c, q, degrees=(32,), gain_band=(lo, hi), loads=loads)} Per "
+                "seed, the mean gain is "
                 + ", ".join(f"{v:.3g}" for v in mean_ps)
                 + f" ({seeds_needed(mean_ps, lo)})."
             )
@@ -313,7 +318,7 @@ def _eval_high(q: str) -> Any:
         fd.ours = f"min over loads ≥ 60% of PIAS ÷ ResQueue {q}: {g}"
         fd.judge(min_gain=band(g, 2.0, 3 * 2.0))
         if fd.verdict != HOLDS:
-            fd.note += " " + _abl_note(c, q, degrees=(32,))
+            fd.note += " " + _abl_note(c, q, degrees=(32,), gain_band=(2.0, 6.0), loads=loads)
         fd.plot = _fig2_plot(c, QS[q], q)
 
     return ev
@@ -445,7 +450,7 @@ def eval_fig4_rq(c: Ctx, fd: Finding) -> None:
     fd.ours = "ResQueue: " + ", ".join(f"{x:.0%} {v}" for x, v in d["resqueue"].items())
     fd.judge(**{f"at_{x:.0%}": exact(v <= 1) for x, v in d["resqueue"].items()})
     if fd.verdict != HOLDS:
-        fd.note += " " + _abl_note(c, None) + " " + TRACE_NOTE
+        fd.note += " " + _abl_note(c, None, drops_max=1) + " " + TRACE_NOTE
     fd.plot = _drops_plot(d)
 
 
