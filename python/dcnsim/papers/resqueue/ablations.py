@@ -65,17 +65,23 @@ def plan_ablation(c: Ctx) -> None:
             _add(c, "resqueue", x, degree=d, **kw)
 
 
+def _abl_run(c: Ctx, d: int, x: float, lab: str) -> list[Results]:
+    """The runs of variant ``lab`` ("PIAS" or a key of :data:`ABLATIONS`) at (d, x)."""
+    if lab == "PIAS":
+        return _get(c, "pias", x, degree=d)
+    return _get(c, "resqueue", x, degree=d, **ABLATIONS[lab])
+
+
 def _abl_runs(c: Ctx, d: int, x: float) -> dict[str, list[Results]]:
-    out = {"PIAS": _get(c, "pias", x, degree=d)}
-    for lab, kw in ABLATIONS.items():
-        out[lab] = _get(c, "resqueue", x, degree=d, **kw)
-    return out
+    return {lab: _abl_run(c, d, x, lab) for lab in ("PIAS", *ABLATIONS)}
 
 
 class _Abl:
     """The ablation row's statistics at one (degree, load), each computed the first time it is
     asked for: a finding's note reads only the variants and percentiles it needs (every
-    bootstrap costs seconds, and each figure is evaluated in its own process)."""
+    bootstrap costs seconds, and each figure is evaluated in its own process). It keeps
+    statistics and FCT arrays, never the runs: those stay in the pool's bounded cache (a
+    full-scale reproduction's runs do not fit in memory at once)."""
 
     def __init__(self, c: Ctx | None, d: int, x: float) -> None:
         self.c, self.d, self.x = c, d, x
@@ -86,11 +92,11 @@ class _Abl:
             self.m[key] = f()
         return self.m[key]
 
-    def runs(self) -> dict[str, list[Results]]:
-        return self._once("runs", lambda: _abl_runs(self.c, self.d, self.x))
+    def run(self, lab: str) -> list[Results]:
+        return _abl_run(self.c, self.d, self.x, lab)
 
     def _fct(self, lab: str) -> Any:
-        return self._once(("fct", lab), lambda: short_fct(self.runs()[lab]))
+        return self._once(("fct", lab), lambda: short_fct(self.run(lab)))
 
     def gain(self, lab: str, q: str) -> Interval:
         """PIAS ÷ ResQueue variant ``lab`` at percentile ``q``."""
@@ -101,19 +107,17 @@ class _Abl:
     def rto2(self) -> Interval:
         """PIAS's share of short flows with ≥ 2 timeouts."""
         mean = lambda v: float(np.mean(v)) if len(v) else math.nan  # noqa: E731
-        return self._once("rto2", lambda: bootstrap(mean, _rto_share(self.runs()["PIAS"], 2)))
+        return self._once("rto2", lambda: bootstrap(mean, _rto_share(self.run("PIAS"), 2)))
 
     def drops(self) -> dict[str, int]:
         """The most drops of one short-flow packet, per variant (and PIAS)."""
-        return self._once(
-            "drops", lambda: {lab: max_short_drops(r) for lab, r in self.runs().items()}
-        )
+        labs = ("PIAS", *ABLATIONS)
+        return self._once("drops", lambda: {lab: max_short_drops(self.run(lab)) for lab in labs})
 
     def q0drops(self) -> dict[str, int]:
         """Packets dropped in queue 0, per variant (and PIAS)."""
-        return self._once(
-            "q0drops", lambda: {lab: _queue0_drops(r) for lab, r in self.runs().items()}
-        )
+        labs = ("PIAS", *ABLATIONS)
+        return self._once("q0drops", lambda: {lab: _queue0_drops(self.run(lab)) for lab in labs})
 
 
 def _abl(c: Ctx, d: int, x: float) -> _Abl:
@@ -332,8 +336,7 @@ def eval_ablation(c: Ctx, fd: Finding) -> None:
             for q in QS:
                 fd.stats[f"pias_over_rq_{lab.replace(' ', '')}_{q}_d{d}_{x:.0%}"] = st.gain(lab, q)
         fd.stats[f"pias_short_flows_2rto_d{d}_{x:.0%}"] = st.rto2()
-        runs = st.runs()
-        rounds = second_timeouts_by_round(runs["PIAS"], runs["20 KB cap"])
+        rounds = second_timeouts_by_round(st.run("PIAS"), st.run("20 KB cap"))
         q0 = ", ".join(f"{lab} {v}" for lab, v in st.q0drops().items())
         parts.append(
             f"{_abl_line(c, d, x, None)}; packets dropped in queue 0: {q0}; same incast "
