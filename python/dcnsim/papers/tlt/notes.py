@@ -115,6 +115,16 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             " 2.76 ms (lossy 5.28 / 5.26, +PFC 1.50 / 1.38 ms, TLT+PFC 2.73 / 2.59 ms); it lowers"
             " every variant's background mean by 2-20% (TLT 2.28 / 2.39 -> 1.94 / 1.91 ms, so TLT"
             " / lossy 0.99 / 1.03 instead of 1.13 / 1.14)."
+            " The reference's rules mark a foreground round alike (code read, not run): the TLT RoCE "
+            "simulator (kaist-ina/ns3-tlt-rdma-public, RdmaHw::GetNxtPacket) marks on vanilla "
+            "DCQCN the flow's last packet each time it is sent, one in 96 counted from the last "
+            "important packet and the first packet after each go-back-N rewind, which every NACK "
+            "and timeout makes (RdmaHw::RecoverQueue); its receiver NACKs a gap again only when "
+            "the expected PSN changed or 500 µs passed (RdmaHw::ReceiverCheckSeq); its switch "
+            "drops a red packet when the egress port's red bytes with it reach 200 kB "
+            "(SwitchMmu::CheckEgressTLT). A foreground flow's round runs to the flow's last "
+            "packet, so it has the same two green packets there as here (the paper's text marks a "
+            "round's first and last packet, its Fig. 4 caption and that code the first)."
         ),
         "full": (
             "Per run, seeds 1–5: TLT removes most of vanilla DCQCN's foreground timeouts (lossy "
@@ -128,6 +138,16 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "important packets dropped at the shared buffer's dynamic threshold, and without "
             "them go-back-N itself, about one packet a round (the reduced-scale note), keeps the "
             "tail at more than twice SACK's."
+            " The reference's rules mark a foreground round alike (code read, not run): the TLT RoCE "
+            "simulator (kaist-ina/ns3-tlt-rdma-public, RdmaHw::GetNxtPacket) marks on vanilla "
+            "DCQCN the flow's last packet each time it is sent, one in 96 counted from the last "
+            "important packet and the first packet after each go-back-N rewind, which every NACK "
+            "and timeout makes (RdmaHw::RecoverQueue); its receiver NACKs a gap again only when "
+            "the expected PSN changed or 500 µs passed (RdmaHw::ReceiverCheckSeq); its switch "
+            "drops a red packet when the egress port's red bytes with it reach 200 kB "
+            "(SwitchMmu::CheckEgressTLT). A foreground flow's round runs to the flow's last "
+            "packet, so it has the same two green packets there as here (the paper's text marks a "
+            "round's first and last packet, its Fig. 4 caption and that code the first)."
         ),
     },
     "Fig6-sack-pfc": {
