@@ -234,7 +234,7 @@ def test_ablation_arms_change_one_thing_and_notes_cite_only_them() -> None:
             base = dict(_leaves(config.prepare(tlt_roce.SCENARIO, seed=1, overrides=ov).normalized))
             assert len(ch) <= 1, name
             if ch and set(ch) <= set(abl.OV_ARGS):
-                # the incast's fan-in: the run builder's argument, the classes table only
+                # the incast's fan-in or the load: run builder arguments, the classes table only
                 ov_arm, want = tlt_roce._ov(c, v, transport, **ch), "classes"
             else:
                 ov_arm, want = {**ov, **ch}, None

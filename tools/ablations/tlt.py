@@ -11,6 +11,7 @@ above the p99). Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-dcqcn-pfc --runs /tmp/tlt-abl --full
     python tools/ablations/tlt.py fig6-dcqcn-degree --runs /tmp/tlt-abl   # incast fan-in
     python tools/ablations/tlt.py fig6-dcqcn-mark --runs /tmp/tlt-abl     # RED at dequeue
+    python tools/ablations/tlt.py fig6-dcqcn-load --runs /tmp/tlt-abl     # reference load
     python tools/ablations/tlt.py fig6-irn --runs /tmp/tlt-abl            # IRN's two timeouts
     python tools/ablations/tlt.py fig6-sack-pfc --runs /tmp/tlt-abl       # PFC's XOFF alpha
     python tools/ablations/tlt.py fig6-hpcc-pfc --runs /tmp/tlt-abl       # the same, HPCC
@@ -77,6 +78,16 @@ FIG6_DCQCN_DEGREE: dict[str, tuple[str, dict[str, Any]]] = {
     for label, v in (("lossy", "base"), ("+PFC", "pfc"), ("+TLT", "tlt"))
 }
 
+#: Vanilla DCQCN's lossy, +PFC and +TLT variants at the offered load the TLT RoCE reference's
+#: workload generator gives (scratch/hpcc-realistic-workload-bgfg.cc computes both arrival rates
+#: with LINK_RATE_IN_GBPS = 50 on 40 Gb/s links, so its "LOAD 0.4" offers 0.5 of 40 Gb/s): the
+#: one change is the load, 0.4 (the paper's, the preset) -> 0.5, the foreground share kept.
+FIG6_DCQCN_LOAD: dict[str, tuple[str, dict[str, Any]]] = {
+    f"{label}{arm}": (v, ch)
+    for label, v in (("lossy", "base"), ("+PFC", "pfc"), ("+TLT", "tlt"))
+    for arm, ch in (("", {}), (", load 0.5", {"load": 0.5}))
+}
+
 #: Lossy DCQCN+IRN (Fig6-irn-vs-dcqcn-pfc): which of IRN's two timeouts sets the foreground
 #: tail. The timer's value is chosen each time it restarts: RTO_low (454 us) while at most
 #: `rto_low_pkts` (3) packets are outstanding, counting lost and SACKed ones (the TLT
@@ -130,6 +141,7 @@ ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
     "fig6-dcqcn-pfc": ("dcqcn", FIG6_DCQCN_PFC),
     "fig6-dcqcn-degree": ("dcqcn", FIG6_DCQCN_DEGREE),
     "fig6-dcqcn-mark": ("dcqcn", FIG6_DCQCN_MARK),
+    "fig6-dcqcn-load": ("dcqcn", FIG6_DCQCN_LOAD),
     "fig6-irn": ("dcqcn_irn", FIG6_IRN),
     "fig6-sack-pfc": ("dcqcn_sack", pfc_alpha_arms()),
     "fig6-hpcc-pfc": ("hpcc", pfc_alpha_arms()),
@@ -137,7 +149,7 @@ ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
 
 #: Arm changes that are arguments of the reproduction's run builder (``roce._ov``), not
 #: scenario overrides.
-OV_ARGS = ("degree",)
+OV_ARGS = ("degree", "load")
 
 
 def run_arms(
