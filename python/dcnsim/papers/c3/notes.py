@@ -316,8 +316,12 @@ mix, TS's policy share × 0.001 (TS 643–692 Mb/s per host against the preset's
 only 90–97 Mb/s per host: the pipes start at their floors and grow 10 Mb/s per 5 ms, slower
 than flows of tens of milliseconds need. A hypothesis, not isolated: where a host's only
 busy pipe is its TS pipe, the per-host weights give it w = 1 and Eq. 1 doubles it every clean
-interval, so it holds the link when DS and PS pipes start (seed 1: TS's pipe runs at line
-rate in 62% of its 5 ms samples; median weights DS 0.079, PS 0.10, TS 0.38).
+interval, so it holds the link when DS and PS pipes start. Measured (seed 1, the preset's 5 ms
+pipe samples): TS's pipe runs at line rate in 62% of its samples; it is its host's only busy
+pipe (w = 1) in 14%, and grows 1.48× in the next interval from those below line rate
+(median; 0.97× from those with w < 0.5); median weights DS 0.079, PS 0.10, TS 0.38. With
+every pipe's Eq. 1/2 factors applied to its own rate, the pipes keep the ratio they start at
+(cause (1) above), so the doubling alone need not be what keeps TS ahead.
 
 Fixed in this version (each changes every figure's numbers; the ablation numbers in the
 notes and in "Where C3 loses" above predate them unless a note says otherwise): (1) the DS
