@@ -22,7 +22,12 @@ pytestmark = pytest.mark.usefixtures("real_core")
 CI = Scale(
     "ci",
     seeds=(1,),
-    params={**resqueue.QUICK.params, "loads": (0.2, 0.8), "duration": "8ms"},
+    params={
+        **resqueue.QUICK.params,
+        "loads": (0.2, 0.8),
+        "abl_loads": (0.2, 0.8),
+        "duration": "8ms",
+    },
 )
 
 
