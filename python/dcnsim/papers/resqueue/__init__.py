@@ -119,8 +119,10 @@ from .scenario import (  # noqa: F401  (re-exported, see above)
 TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 2020)"
 #: Wall time of `dcnsim reproduce resqueue` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
-    "reduced: about 6.5 min in all on two cores (270 runs in 1.3 min, then 5 min of bootstrap "
-    "intervals); --full: 45 min or more (448 runs on 8 seeds: 14 min of simulation; the "
+    "reduced: about 8 min in all on two cores (294 runs in about 1.5 min, then 5 min of "
+    "bootstrap intervals on a quiet machine before the ablation row covered every load, 6.9 min "
+    "beside another job after); --full: 45 min or more (448 runs on 8 seeds: 14 min of "
+    "simulation; the "
     "bootstrap intervals took 48 min beside other jobs, peak memory 18 GB)"
 )
 
