@@ -69,6 +69,21 @@ TCP_MISS_NOTES: dict[str, str | Mapping[str, str]] = {
 #: seed 2, unless a note says otherwise; full: seeds 1–5, 240 ms, per-run ranges over the
 #: seeds; foreground flows in the window. No explanation below is stated as a cause without
 #: the one-change run that shows it.
+#: How the TLT RoCE reference code marks a vanilla DCQCN flow's go-back-N rounds (read, not
+#: run), which both scales' Fig6-dcqcn-tlt notes cite.
+_REF_ROUNDS = (
+    " The reference's rules mark a foreground round alike (code read, not run): the TLT RoCE "
+    "simulator (kaist-ina/ns3-tlt-rdma-public, RdmaHw::GetNxtPacket) marks on vanilla DCQCN the "
+    "flow's last packet each time it is sent, one in 96 counted from the last important packet "
+    "and the first packet after each go-back-N rewind, which every NACK and timeout makes "
+    "(RdmaHw::RecoverQueue); its receiver NACKs a gap again only when the expected PSN changed "
+    "or 500 µs passed (RdmaHw::ReceiverCheckSeq); its switch drops a red packet when the egress "
+    "port's red bytes with it reach 200 kB (SwitchMmu::CheckEgressTLT). A foreground flow is "
+    "sent in full before its first NACK, so each of its rounds ends at its last packet and has "
+    "the same two green packets there as here (the paper's text marks a round's first and last "
+    "packet, its Fig. 4 caption and that code the first)."
+)
+
 ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
     "Fig6-dcqcn-tlt": {
         "reduced": (
@@ -115,19 +130,8 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             " 2.76 ms (lossy 5.28 / 5.26, +PFC 1.50 / 1.38 ms, TLT+PFC 2.73 / 2.59 ms); it lowers"
             " every variant's background mean by 2-20% (TLT 2.28 / 2.39 -> 1.94 / 1.91 ms, so TLT"
             " / lossy 0.99 / 1.03 instead of 1.13 / 1.14)."
-            " The reference's rules mark a foreground round alike (code read, not run): the "
-            "TLT RoCE simulator (kaist-ina/ns3-tlt-rdma-public, RdmaHw::GetNxtPacket) marks on "
-            "vanilla DCQCN the flow's last packet each time it is sent, one in 96 counted from "
-            "the last important packet and the first packet after each go-back-N rewind, which "
-            "every NACK and timeout makes (RdmaHw::RecoverQueue); its receiver NACKs a gap again "
-            "only when "
-            "the expected PSN changed or 500 µs passed (RdmaHw::ReceiverCheckSeq); its switch "
-            "drops a red packet when the egress port's red bytes with it reach 200 kB "
-            "(SwitchMmu::CheckEgressTLT). A foreground flow is sent in full before its first "
-            "NACK, so each of its rounds ends at its last packet and has the same two green "
-            "packets there as here (the paper's text marks a round's first and last packet, its "
-            "Fig. 4 caption and that code the first)."
-            " Not the offered load either: that reference's workload generator computes its "
+            + _REF_ROUNDS
+            + " Not the offered load either: that reference's workload generator computes its "
             "arrival rates with 50 Gb/s links on 40 Gb/s ones, so its 40% offers 50%; at load "
             "0.5 (tools/ablations/tlt.py fig6-dcqcn-load, the one change; seeds 1 / 2 / 3) lossy "
             "has 5.29 / 5.95 / 5.25 ms, +PFC 1.93 / 1.54 / 1.42 ms, TLT 4.79 / 2.62 / 2.87 ms."
@@ -144,22 +148,11 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "important packets dropped at the shared buffer's dynamic threshold, and without "
             "them go-back-N itself, about one packet a round (the reduced-scale note), keeps the "
             "tail at more than twice SACK's."
-            " The reference's rules mark a foreground round alike (code read, not run): the "
-            "TLT RoCE simulator (kaist-ina/ns3-tlt-rdma-public, RdmaHw::GetNxtPacket) marks on "
-            "vanilla DCQCN the flow's last packet each time it is sent, one in 96 counted from "
-            "the last important packet and the first packet after each go-back-N rewind, which "
-            "every NACK and timeout makes (RdmaHw::RecoverQueue); its receiver NACKs a gap again "
-            "only when "
-            "the expected PSN changed or 500 µs passed (RdmaHw::ReceiverCheckSeq); its switch "
-            "drops a red packet when the egress port's red bytes with it reach 200 kB "
-            "(SwitchMmu::CheckEgressTLT). A foreground flow is sent in full before its first "
-            "NACK, so each of its rounds ends at its last packet and has the same two green "
-            "packets there as here (the paper's text marks a round's first and last packet, its "
-            "Fig. 4 caption and that code the first)."
-            " Where the timeouts fall (the same five TLT runs' flow tables, an observation, not a "
-            "one-change run): 4–11 of a run's 176 incasts have foreground timeouts, each of them "
-            "overlapping in time another incast at the same leaf, and 86–92% of the timeouts "
-            "(465 of 546, 1,095 of 1,188, 496 of 554, 1,482 of 1,655, 622 of 677) are in "
+            + _REF_ROUNDS
+            + " Where the timeouts fall (the same five TLT runs' flow tables, an observation, "
+            "not a one-change run): 4–11 of a run's 176 incasts have foreground timeouts, each "
+            "of them overlapping in time another incast at the same leaf, and 86–92% of the "
+            "timeouts (465 of 546, 1,095 of 1,188, 496 of 554, 1,482 of 1,655, 622 of 677) are in "
             "incasts overlapping another to the same receiver: a TLT incast lasts 2.72 ms at "
             "the median (seeds 1, 2), twice the 1.37 ms incast period. At the reference "
             "generator's load (0.5 "
