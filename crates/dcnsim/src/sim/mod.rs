@@ -93,6 +93,16 @@ const _: () = assert!(std::mem::size_of::<Event>() <= 8);
 pub const MAX_EVENT_INDEX: u32 = (1 << 26) - 1;
 const _: () = assert!(crate::packet::MAX_PACKETS - 1 <= MAX_EVENT_INDEX as usize);
 
+// The packed kinds (`Event::pack`): `unpack`, `Sim::dispatch_packed` and `prefetch_next`
+// decode with the same names.
+const TXDONE_TAG: u32 = 0;
+const ARRIVE_TAG: u32 = 1;
+const FLOWSTART_TAG: u32 = 2;
+const SOURCE_TAG: u32 = 3;
+const SAMPLE_TAG: u32 = 4;
+const TRACE_TAG: u32 = 5;
+const CONTROLLER_TAG: u32 = 6;
+const PFC_TAG: u32 = 7;
 /// The first of the kinds that carry a timer slot (one kind per slot).
 const TIMER_TAG: u32 = 8;
 /// The kind after the timer slots.
@@ -105,14 +115,14 @@ impl Packable for Event {
     #[inline]
     fn pack(self) -> u32 {
         let (tag, i) = match self {
-            Event::TxDone(i) => (0, i),
-            Event::Arrive(i) => (1, i),
-            Event::FlowStart(i) => (2, i),
-            Event::Source(i) => (3, i),
-            Event::Sample => (4, 0),
-            Event::Trace => (5, 0),
-            Event::Controller => (6, 0),
-            Event::Pfc(i) => (7, i),
+            Event::TxDone(i) => (TXDONE_TAG, i),
+            Event::Arrive(i) => (ARRIVE_TAG, i),
+            Event::FlowStart(i) => (FLOWSTART_TAG, i),
+            Event::Source(i) => (SOURCE_TAG, i),
+            Event::Sample => (SAMPLE_TAG, 0),
+            Event::Trace => (TRACE_TAG, 0),
+            Event::Controller => (CONTROLLER_TAG, 0),
+            Event::Pfc(i) => (PFC_TAG, i),
             Event::Shim(i) => (SHIM_TAG, i),
             Event::Reconfigure(i) => (RECONF_TAG, i),
             // The slot is already in bits 26.. of the payload: it adds to the kind.
@@ -121,19 +131,18 @@ impl Packable for Event {
         debug_assert!(i <= MAX_EVENT_INDEX);
         (tag << 26) | i
     }
-    // (`Sim::dispatch_packed` decodes the same layout in its own `match`: keep them alike.)
     #[inline]
     fn unpack(b: u32) -> Self {
         let i = b & MAX_EVENT_INDEX;
         match b >> 26 {
-            0 => Event::TxDone(i),
-            1 => Event::Arrive(i),
-            2 => Event::FlowStart(i),
-            3 => Event::Source(i),
-            4 => Event::Sample,
-            5 => Event::Trace,
-            6 => Event::Controller,
-            7 => Event::Pfc(i),
+            TXDONE_TAG => Event::TxDone(i),
+            ARRIVE_TAG => Event::Arrive(i),
+            FLOWSTART_TAG => Event::FlowStart(i),
+            SOURCE_TAG => Event::Source(i),
+            SAMPLE_TAG => Event::Sample,
+            TRACE_TAG => Event::Trace,
+            CONTROLLER_TAG => Event::Controller,
+            PFC_TAG => Event::Pfc(i),
             SHIM_TAG => Event::Shim(i),
             RECONF_TAG => Event::Reconfigure(i),
             _ => Event::Timer(FlowTimer(b - (TIMER_TAG << 26))),
@@ -490,7 +499,7 @@ impl Sim {
         let bits = self.ev.peek_lane_bits();
         let i = (bits & MAX_EVENT_INDEX) as usize;
         match bits >> 26 {
-            0 => {
+            TXDONE_TAG => {
                 // A wake-up reads the port's first two lines and dequeues (usually) from
                 // queue 0, the third (`Port`'s layout).
                 let p = self.ports.as_ptr().wrapping_add(i) as *const u8;
@@ -498,7 +507,7 @@ impl Sim {
                 dcnsim_engine::prefetch(p.wrapping_add(64));
                 dcnsim_engine::prefetch(p.wrapping_add(128));
             }
-            1 => dcnsim_engine::prefetch(self.arena.slot_ptr(i as PktId)),
+            ARRIVE_TAG => dcnsim_engine::prefetch(self.arena.slot_ptr(i as PktId)),
             _ => {}
         }
     }
@@ -511,14 +520,14 @@ impl Sim {
     fn dispatch_packed(&mut self, bits: u32) {
         let i = bits & MAX_EVENT_INDEX;
         match bits >> 26 {
-            0 => self.on_tx_done(i),
-            1 => self.on_arrive(i),
-            2 => self.on_flow_start(i),
-            3 => self.on_source(i),
-            4 => self.on_sample(),
-            5 => self.on_trace_capped(),
-            6 => self.on_nearopt_tick(),
-            7 => self.on_pfc(i),
+            TXDONE_TAG => self.on_tx_done(i),
+            ARRIVE_TAG => self.on_arrive(i),
+            FLOWSTART_TAG => self.on_flow_start(i),
+            SOURCE_TAG => self.on_source(i),
+            SAMPLE_TAG => self.on_sample(),
+            TRACE_TAG => self.on_trace_capped(),
+            CONTROLLER_TAG => self.on_nearopt_tick(),
+            PFC_TAG => self.on_pfc(i),
             SHIM_TAG => self.on_shim(i),
             RECONF_TAG => self.on_reconfigure(i),
             _ => {
