@@ -19,7 +19,7 @@ import shutil
 import socket
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -465,13 +465,32 @@ def is_complete(directory: str | os.PathLike[str]) -> bool:
     return d.is_dir() and all((d / f).is_file() for f in FILES)
 
 
-def load(directory: str | os.PathLike[str]) -> Results:
-    """Read a directory written by :meth:`Results.save`."""
+def load(
+    directory: str | os.PathLike[str], *, flow_columns: Sequence[str] | None = None
+) -> Results:
+    """Read a directory written by :meth:`Results.save`.
+
+    ``flow_columns``: read only these columns of the flows table, in this order (a reader of
+    a few of its ~50 columns then holds a fraction of the memory: a loaded table is mostly
+    8-byte columns); a name the table does not have is a ``KeyError`` naming it."""
     d = Path(directory)
     if not is_complete(d):
         missing = [f for f in FILES if not (d / f).is_file()]
         raise FileNotFoundError(f"{d} is not a complete dcnsim result (missing: {missing})")
-    tables = {name: _from_arrow(pq.read_table(d / f"{name}.parquet")) for name in SCHEMAS}
+    cols: dict[str, list[str] | None] = {name: None for name in SCHEMAS}
+    if flow_columns is not None:
+        want = list(dict.fromkeys(flow_columns))
+        have = pq.read_schema(d / "flows.parquet").names
+        if unknown := [c for c in want if c not in have]:
+            raise KeyError(
+                f"flow_columns: {d / 'flows.parquet'} has no column "
+                f"{', '.join(map(repr, unknown))} (it has: {', '.join(have)})"
+            )
+        cols["flows"] = want
+    tables = {
+        name: _from_arrow(pq.read_table(d / f"{name}.parquet", columns=cols[name]))
+        for name in SCHEMAS
+    }
     for name in OPTIONAL_SCHEMAS:
         f = d / f"{name}.parquet"
         tables[name] = _from_arrow(pq.read_table(f)) if f.is_file() else pd.DataFrame()

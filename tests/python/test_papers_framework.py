@@ -371,8 +371,9 @@ def test_parallel_evaluation_is_skipped_when_the_runs_would_not_fit_in_memory(
 
 def test_the_pool_keeps_loaded_runs_within_the_memory_share(tmp_path, monkeypatch) -> None:
     """Loaded runs are cached least recently used first, within MEMORY_SHARE of the physical
-    memory: beyond it the oldest is dropped (and loaded again if read again); a run larger
-    than the share alone is still kept while it is the newest."""
+    memory (each counted at its tables' loaded size): beyond it the oldest is dropped (and
+    loaded again if read again); a run larger than the share alone is still kept while it is
+    the newest."""
     from types import SimpleNamespace
 
     pool = fw.Pool(tmp_path, 1, False)
@@ -380,17 +381,14 @@ def test_the_pool_keeps_loaded_runs_within_the_memory_share(tmp_path, monkeypatc
 
     def load(self, h):
         loads.append(h)
-        return SimpleNamespace(h=h)
+        return SimpleNamespace(h=h, size=5000 if h == "h3" else 1000)
 
     monkeypatch.setattr(fw.Pool, "_load", load)
+    monkeypatch.setattr(fw, "_results_bytes", lambda res: float(res.size))
     for i in range(4):
-        d = tmp_path / "runs" / f"h{i}"
-        d.mkdir(parents=True)
-        (d / "flows.parquet").write_bytes(b"x" * (1000 if i < 3 else 5000))
         pool.done[i] = SimpleNamespace(hash=f"h{i}")
-    # Room for two 1000-byte runs once loaded (× LOADED_PER_FILE_BYTE).
-    room = 2 * 1000 * fw.LOADED_PER_FILE_BYTE
-    monkeypatch.setattr(fw, "_phys_mem", lambda: room / fw.MEMORY_SHARE)
+    # Room for two 1000-byte runs.
+    monkeypatch.setattr(fw, "_phys_mem", lambda: 2000 / fw.MEMORY_SHARE)
     a = pool.get(0)
     assert pool.get(0) is a and loads == ["h0"]
     pool.get(1)
@@ -401,4 +399,32 @@ def test_the_pool_keeps_loaded_runs_within_the_memory_share(tmp_path, monkeypatc
     assert loads == ["h0", "h1", "h2", "h1"]
     pool.get(3)  # larger than the room: kept alone
     assert list(pool._cache) == ["h3"]
-    assert pool._held == 5000 * fw.LOADED_PER_FILE_BYTE
+    assert pool._held == 5000
+
+
+def test_a_reproduction_loads_only_the_flow_columns_it_declares(tmp_path, real_core) -> None:
+    """``Reproduction.flow_columns``: the pool's runs keep only those flows columns (a
+    full-scale ResQueue run: 14 MB loaded instead of 95 MB), in that order, and their size
+    in the cache is what they hold; a column the runs lack is a KeyError naming it."""
+
+    def plan(c: fw.Ctx) -> None:
+        c.add("run", "incast", {"run.duration": "12ms", "run.horizon": "30ms"}, 1)
+
+    def evaluate(c: fw.Ctx, fd: fw.Finding) -> None:
+        fd.ours = ",".join(c.get("run").flows.columns)
+
+    fig = fw.Figure("F", "claim", "rule", [plan], evaluate)
+    scales = {"reduced": fw.Scale("reduced", (1,))}
+    cols = ("fct_s", "flow_id")
+    repro = fw.Reproduction("toy", "Toy", [fig], scales, flow_columns=cols)
+    (fd,) = repro.run(tmp_path, "reduced", jobs=1)
+    assert fd.ours == "fct_s,flow_id"
+    h = next((tmp_path / "runs").iterdir()).name
+    part, full = fw.Pool(tmp_path, 1, False, cols)._load(h), fw.Pool(tmp_path, 1, False)._load(h)
+    assert len(full.flows) > 0 and len(full.flows.columns) > 40
+    assert part.flows.equals(full.flows[list(cols)])
+    fb, pb = (r.flows.memory_usage(deep=True).sum() for r in (full, part))
+    assert pb < fb / 5
+    assert fw._results_bytes(full) - fw._results_bytes(part) == fb - pb
+    with pytest.raises(KeyError, match="'fct_typo'"):
+        fw.Pool(tmp_path, 1, False, ("fct_s", "fct_typo"))._load(h)

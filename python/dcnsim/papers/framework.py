@@ -81,13 +81,21 @@ class Pool:
     """Every run of a reproduction: ``add`` during planning, ``run`` executes the missing
     ones in parallel through the sweep cache, ``get`` loads a result by key."""
 
-    def __init__(self, out_dir: Path, jobs: int | None, progress: bool) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        jobs: int | None,
+        progress: bool,
+        flow_columns: Sequence[str] | None = None,
+    ) -> None:
         self.out_dir = Path(out_dir)
         self.jobs = jobs
         self.progress = progress
+        #: the flows table's columns a loaded run keeps (None: all of them)
+        self.flow_columns = tuple(flow_columns) if flow_columns is not None else None
         self.pending: dict[Hashable, SweepRun] = {}
         self.done: dict[Hashable, SweepRun] = {}
-        # Loaded runs, least recently used first, with their estimated loaded size: at most
+        # Loaded runs, least recently used first, with their loaded size: at most
         # MEMORY_SHARE of the physical memory is kept (a full-scale RoCE evaluation held
         # 18.9 GB of 24 when every run it read stayed loaded); a run read again after it was
         # dropped is loaded again.
@@ -126,12 +134,12 @@ class Pool:
         return res
 
     def _load(self, h: str) -> Results:
-        return load_results(self.out_dir / "runs" / h)
+        return load_results(self.out_dir / "runs" / h, flow_columns=self.flow_columns)
 
     def _keep(self, h: str, res: Results) -> None:
         """Caches a loaded run, dropping the least recently used ones while the cache holds
         more than MEMORY_SHARE of the physical memory (the newest run is always kept)."""
-        size = _run_loaded_bytes(self.out_dir / "runs" / h)
+        size = _results_bytes(res)
         self._cache[h] = res
         self._sizes[h] = size
         self._held += size
@@ -307,6 +315,12 @@ MEMORY_SHARE = 0.25
 LOADED_PER_FILE_BYTE = 8
 
 
+def _results_bytes(res: Results) -> float:
+    """A loaded run's size: its tables' memory (strings included)."""
+    frames = (res.flows, res.queues, res.samples, res.traces, res.class_samples, res.pipes)
+    return float(sum(f.memory_usage(deep=True).sum() for f in (*frames, res.pipe_samples)))
+
+
 def _run_loaded_bytes(d: Path) -> float:
     """A run's estimated size once loaded: its result files' size × 8."""
     if not d.is_dir():
@@ -375,6 +389,9 @@ class Reproduction:
     #: evaluate the figures in parallel processes (False when figures share intervals
     #: memoized on the Ctx, which parallel evaluators would each compute again)
     parallel_figures: bool = True
+    #: the flows-table columns its figures read: a loaded run keeps only these, so the
+    #: pool's bounded cache holds more runs (None: every column)
+    flow_columns: tuple[str, ...] | None = None
 
     def mechanism_status(self) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -410,7 +427,7 @@ class Reproduction:
         figs = [f for f in self.figures if want is None or f.id in want]
         if want is not None and (unknown := want - {f.id for f in self.figures}):
             raise KeyError(f"{self.key}: unknown figures {sorted(unknown)}")
-        pool = Pool(Path(out_dir), jobs, progress)
+        pool = Pool(Path(out_dir), jobs, progress, self.flow_columns)
         ctx = Ctx(pool, sc, st)
         live = [f for f in figs if not ctx.missing(*f.needs)]
         for phase in range(max((len(f.plan) for f in live), default=0)):

@@ -74,6 +74,7 @@ from .load_figures import (  # noqa: F401  (re-exported, see above)
     plan_nodrop,
 )
 from .metrics import (  # noqa: F401  (re-exported, see above)
+    FLOW_COLUMNS,
     QS,
     _memo,
     _pct,
@@ -405,6 +406,7 @@ REPRO = Reproduction(
     # evaluated in parallel processes each would compute them again (measured 2026-11-26:
     # 271.5 s instead of 230.7 s for the reduced evaluation).
     parallel_figures=False,
+    flow_columns=FLOW_COLUMNS,
 )
 
 
