@@ -478,6 +478,10 @@ def load(
         missing = [f for f in FILES if not (d / f).is_file()]
         raise FileNotFoundError(f"{d} is not a complete dcnsim result (missing: {missing})")
     cols: dict[str, list[str] | None] = {name: None for name in SCHEMAS}
+    if isinstance(flow_columns, str):
+        raise TypeError(
+            f"flow_columns: a sequence of column names, not the string {flow_columns!r}"
+        )
     if flow_columns is not None:
         want = list(dict.fromkeys(flow_columns))
         have = pq.read_schema(d / "flows.parquet").names

@@ -428,3 +428,5 @@ def test_a_reproduction_loads_only_the_flow_columns_it_declares(tmp_path, real_c
     assert fw._results_bytes(full) - fw._results_bytes(part) == fb - pb
     with pytest.raises(KeyError, match="'fct_typo'"):
         fw.Pool(tmp_path, 1, False, ("fct_s", "fct_typo"))._load(h)
+    with pytest.raises(TypeError, match="flow_columns: a sequence"):
+        fw.load_results(tmp_path / "runs" / h, flow_columns="fct_s")
