@@ -110,6 +110,21 @@ def test_bootstrap_draws_the_same_rows_for_the_same_flows() -> None:
         fw.PerSeed(a, seeds, [i[:-1] for i in ids])
 
 
+def test_a_widened_share_stays_non_negative() -> None:
+    """A share counted on 8 seeds, 6 of which count none (10 flows in 8,000 timing out
+    twice): resampling seeds can draw only zeros, so the raw interval starts at 0, while
+    resampling rows alone cannot; the seed-to-seed part, widened on the linear scale, must not
+    give a negative lower bound (it gave -2.8e-04)."""
+    hits = lambda h: np.r_[np.zeros(1000 - h), np.ones(h)]  # noqa: E731
+    seeds = [hits(5), hits(5)] + [hits(0)] * 6
+    mean = lambda v: float(np.mean(v))  # noqa: E731
+    iv = fw.bootstrap(mean, seeds)
+    assert iv.lo == 0.0 < iv.est < iv.hi
+    # a statistic that can be negative is still widened across zero
+    signed = [np.full(1000, -1.0), np.full(1000, 0.5), np.r_[np.zeros(999), 1.0]]
+    assert fw.bootstrap(mean, signed).lo < -0.5
+
+
 def test_student_t_quantiles_and_the_seed_inflation() -> None:
     for df, exact in [(1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (7, 2.365), (39, 2.023)]:
         assert stats._t_quantile(0.975, df) == pytest.approx(exact, rel=0.008)

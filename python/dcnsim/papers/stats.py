@@ -294,10 +294,15 @@ def bootstrap(
         wlo, whi = _percentiles(_replicates(stat, groups, n, seed + 1, fixed=True), level)
         wlo, whi = min(wlo, est), max(whi, est)  # nan (no finite replicate) stays nan
         # a positive statistic (a ratio, a percentile) is widened on the log scale, so its
-        # interval stays positive; any other on its own scale
+        # interval stays positive; any other on its own scale, and one whose replicates'
+        # intervals both start at zero or above (a share, a count) keeps its lower bound at
+        # zero or above: widening must not make a share negative
+        nonneg = min(lo, wlo) >= 0
         f, g = (math.log, math.exp) if min(lo, wlo) > 0 else (float, float)
         lo = g(f(est) - _inflate(f(est) - f(lo), f(est) - f(wlo), c))
         hi = g(f(est) + _inflate(f(hi) - f(est), f(whi) - f(est), c))
+        if nonneg:
+            lo = max(lo, 0.0)
     return Interval(est, float(lo), float(hi))
 
 
