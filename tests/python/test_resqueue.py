@@ -25,7 +25,6 @@ CI = Scale(
     params={
         **resqueue.QUICK.params,
         "loads": (0.2, 0.8),
-        "abl_loads": (0.2, 0.8),
         "duration": "8ms",
     },
 )

@@ -122,11 +122,9 @@ TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 20
 EXPECTED_TIME = (
     "reduced: about 8 min in all on two cores (294 runs in about 1.5 min, then 5 min of "
     "bootstrap intervals on a quiet machine before the ablation row covered every load, 6.9 min "
-    "beside another job after); --full: 45 min or more (448 runs on 8 seeds: 14 min of "
-    "simulation; the "
-    "bootstrap intervals took 48 min beside other jobs, peak memory 18 GB; measured again on "
-    "2026-11-27: 34 min, a largest resident size of 23.9 GB, so a 24 GB machine is barely "
-    "enough)"
+    "beside another job after); --full: about 40 min (480 runs on 8 seeds: 14 min of "
+    "simulation measured for 448 of them; evaluating the cached runs took 22 min on "
+    "2026-11-27, a largest resident size of 11.3 GB)"
 )
 
 
@@ -140,8 +138,6 @@ REDUCED = Scale(
         "bisection": 280.0,
         "duration": "20ms",
         "loads": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
-        # degree 32 in the ablation row (the notes read it point by point)
-        "abl_loads": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
         "degrees": (32, 40, 48),
         "deg_loads": (0.4, 0.5, 0.6, 0.7, 0.8),
         "reserve_kb": (2.5, 5, 10, 15, 20, 25, 30),
@@ -167,7 +163,6 @@ FULL = Scale(
         # intervals left six findings undecided in the 2026-11-26 full run)
         "duration": "20ms",
         "loads": (0.2, 0.4, 0.6, 0.8),
-        "abl_loads": (0.6, 0.8),
         "degrees": (32, 40, 48),
         "deg_loads": (0.6, 0.8),
         "reserve_kb": (2.5, 5, 10, 15, 20, 25, 30),
@@ -183,7 +178,6 @@ QUICK = Scale(
     params={
         **REDUCED.params,
         "loads": (0.2, 0.5, 0.8),
-        "abl_loads": (0.2, 0.5, 0.8),
         "degrees": (32, 48),
         "deg_loads": (0.6,),
         "reserve_kb": (2.5, 20),

@@ -49,11 +49,9 @@ ABLATIONS: dict[str, dict[str, Any]] = {
 
 
 def _ablation_points(c: Ctx) -> list[tuple[int, float]]:
-    """(degree, load) of the ablation row: degree 32 at the scale's ``abl_loads`` (every Fig 2
-    load at the reduced scale; at full scale the loads ≥ 60% only, as evaluating the row at
-    20% and 40% too took the evaluation past 24 GB of memory), and the largest Fig 5 degree
-    at its loads ≥ 60%."""
-    pts = [(32, x) for x in c.scale.abl_loads]
+    """(degree, load) of the ablation row: degree 32 at every Fig 2 load, and the largest
+    Fig 5 degree at its loads ≥ 60%."""
+    pts = [(32, x) for x in c.scale.loads]
     dmax = max(c.scale.degrees)
     if dmax != 32:
         pts += [(dmax, x) for x in c.scale.deg_loads if x >= 0.6]

@@ -249,9 +249,7 @@ def _eval_order(q: str) -> Any:
                 + f" Per seed: {seeds}. "
                 + "PIAS ÷ ResQueue (the Ablation-queue0-size row, one change: queue 0 "
                 f"capped at {ABLATION_KB:g} KB; the cause it tests: Fig2-speedup's note; "
-                "at this scale at loads "
-                + ", ".join(f"{x:.0%}" for x in c.scale.abl_loads)
-                + "), point by point: "
+                "at every load), point by point: "
                 + abl_readings(c, q, degrees=(32,), gain_band=(1.0, math.inf))
                 + "."
             )
