@@ -42,7 +42,7 @@ const HUGE_PAGE: usize = 2 << 20;
 /// arena) before they are written, so that their first touch already maps huge pages: at
 /// 1,000+ hosts the ports alone span about 9 MB, where 4 KiB pages likely cost a hop a
 /// TLB miss on its port and packet besides the cache misses (k = 16: ×0.835 wall time
-/// with the advice, docs/performance.md). A range that holds no whole huge page is left
+/// with the advice, docs/performance-log.md). A range that holds no whole huge page is left
 /// alone.
 pub fn advise_huge_pages<T>(p: *const T, len: usize) {
     let bytes = len.saturating_mul(std::mem::size_of::<T>());

@@ -26,7 +26,7 @@
 //! which searched the lanes by delay on push and scanned all lane heads on pop): 0.70× the
 //! time on the open-loop leaf–spine, 0.72× on the open-loop fat tree, 0.87× on the DCTCP fat
 //! tree (whole-process pairs; a radix heap was 1.37×, a 4-ary heap 1.00×). The cache and the
-//! tree: see docs/performance.md.
+//! tree: see docs/performance-log.md.
 //!
 //! Each entry is `(time, seq << 30 | event)` in one `u128`: the event is packed into 30 bits
 //! (see [`Packable`]). `seq` has 34 bits: FIFO order among equal-time events holds for the

@@ -95,7 +95,7 @@ impl SchemeConfig {
 
 // An explicit one-byte tag, the two hook-less variants first: `is_none`, tested on every
 // hop, is then one byte compare (a tag niche-packed into a field of a variant's data took a
-// 64-bit constant and two compares; docs/performance.md, "Cheaper event dispatch").
+// 64-bit constant and two compares; docs/performance-log.md, "Cheaper event dispatch").
 #[repr(u8)]
 pub enum AnyScheme {
     None,

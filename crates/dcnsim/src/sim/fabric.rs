@@ -157,7 +157,7 @@ impl Sim {
     ///
     /// Inlined into its three callers (enqueue, the `TxDone` wake-up, a PFC resume): as a
     /// call, its register saves and restores alone were 2.3% of the k = 8 fat tree's
-    /// instructions (docs/performance.md, "Two calls per hop inlined").
+    /// instructions (docs/performance-log.md, "Two calls per hop inlined").
     #[inline(always)]
     pub(super) fn start_tx(&mut self, port: u32) {
         let pi = port as usize;
@@ -189,7 +189,7 @@ impl Sim {
         // On the wire the packet is in no list: its link names the node it goes to, which
         // the arrival reads (no per-wire FIFO, no write to the previous packet's line, and
         // no read of this port's line when it arrives: at 1,000+ hosts that line has left
-        // the cache by then; docs/performance.md, "The arrival reads no port").
+        // the cache by then; docs/performance-log.md, "The arrival reads no port").
         let peer = p.peer;
         pk.next = peer;
         pk.hops = pk.hops.saturating_add(1);
