@@ -170,6 +170,24 @@ def test_progress_callback_and_interrupt(real_core) -> None:
         real_core.run(json.dumps(n), stop, 0.0)
 
 
+def test_a_class_name_is_one_string_shared_by_its_rows(real_core) -> None:
+    """The core hands Python one string per class for the flows' and the class samples'
+    ``class`` column, not one per row (a long name times the rows once took gigabytes), and
+    a name longer than the cap is a keyed error before anything runs."""
+    n = dcnsim.validate(None)
+    n["classes"][0]["name"] = "x" * 64
+    n["output"]["queue_sample_interval"] = "100us"  # (class samples too)
+    out = real_core.run(json.dumps(n), None, 0.0)
+    for table in ("flows", "class_samples"):
+        col = out[table]["class"]
+        assert len(col) > len(n["classes"]), table
+        assert {c for c in col} <= {c["name"] for c in n["classes"]}, table
+        assert len({id(c) for c in col}) <= len(n["classes"]), table
+    n["classes"][0]["name"] = "x" * 65
+    with pytest.raises(dcnsim.ConfigError, match=r"classes\[0\]\.name.*at most 64"):
+        dcnsim.validate(n)
+
+
 def test_real_sweep_in_parallel_and_resume(tmp_path: Path) -> None:
     import importlib
 

@@ -8,7 +8,7 @@ use dcnsim::scenario::{from_json, to_json, ConfigError as RsConfigError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -76,24 +76,30 @@ fn cols_u64(py: Python<'_>, d: &Bound<'_, PyDict>, name: &str, v: &[u64]) -> PyR
     d.set_item(name, PyList::new(py, v)?)
 }
 
+/// The `class` column of a per-row table: one Python string per class, each row a new
+/// reference to its class's string (an id out of range: ""). A string per row would cost
+/// the table's rows × the name's length: 10⁵ flows of a class with a long name held
+/// gigabytes before the run's result reached Python.
+fn class_names<'py>(
+    py: Python<'py>,
+    classes: &[String],
+    ids: &[u64],
+) -> PyResult<Bound<'py, PyList>> {
+    let strs: Vec<Bound<'py, PyString>> = classes.iter().map(|n| PyString::new(py, n)).collect();
+    let none = PyString::new(py, "");
+    PyList::new(
+        py,
+        ids.iter().map(|&c| strs.get(c as usize).unwrap_or(&none)),
+    )
+}
+
 fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     let res = PyDict::new(py);
     let f = &out.flows;
     let flows = PyDict::new(py);
     cols_u64(py, &flows, "flow_id", &f.flow_id)?;
     cols_u64(py, &flows, "class_id", &f.class_id)?;
-    let names: Vec<&str> = f
-        .class_id
-        .iter()
-        .map(|&c| {
-            out.meta
-                .classes
-                .get(c as usize)
-                .map(|s| s.as_str())
-                .unwrap_or("")
-        })
-        .collect();
-    flows.set_item("class", names)?;
+    flows.set_item("class", class_names(py, &out.meta.classes, &f.class_id)?)?;
     cols_u64(py, &flows, "priority", &f.priority)?;
     cols_u64(py, &flows, "src", &f.src)?;
     cols_u64(py, &flows, "dst", &f.dst)?;
@@ -198,18 +204,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     let class_samples = PyDict::new(py);
     class_samples.set_item("t_s", &c.t_s)?;
     cols_u64(py, &class_samples, "class_id", &c.class_id)?;
-    let cnames: Vec<&str> = c
-        .class_id
-        .iter()
-        .map(|&i| {
-            out.meta
-                .classes
-                .get(i as usize)
-                .map(|s| s.as_str())
-                .unwrap_or("")
-        })
-        .collect();
-    class_samples.set_item("class", cnames)?;
+    class_samples.set_item("class", class_names(py, &out.meta.classes, &c.class_id)?)?;
     cols_u64(py, &class_samples, "bytes", &c.bytes)?;
     class_samples.set_item("goodput_bps", &c.goodput_bps)?;
     res.set_item("class_samples", class_samples)?;

@@ -264,3 +264,20 @@ fn the_packet_cap_stays_below_what_an_event_can_name() {
     );
     assert!(c * PACKET_BYTES > 900_000_000, "{c}");
 }
+
+/// A class's name labels every row of its flows and samples: a long one (found by a
+/// mutation fuzzer: 100 kB) multiplied by the rows took gigabytes after the run, past the
+/// memory limit's estimate. Names are capped where the scenario is checked.
+#[test]
+fn a_class_name_is_a_bounded_label() {
+    use dcnsim::scenario::MAX_CLASS_NAME;
+    let ok = "é".repeat(MAX_CLASS_NAME); // counted in characters, not bytes
+    assert!(warnings(&with(&["classes", "0", "name"], json!(ok))).is_empty());
+    let long = "x".repeat(MAX_CLASS_NAME + 1);
+    let (p, m) = err(&with(&["classes", "0", "name"], json!(long)));
+    assert_eq!(p, "classes[0].name");
+    assert!(
+        m.contains(&format!("at most {MAX_CLASS_NAME} characters")),
+        "{m}"
+    );
+}

@@ -10,6 +10,9 @@ use crate::scheme::reflex::ReflexConfig;
 use crate::scheme::SchemeConfig;
 use crate::units::Dur;
 
+/// Longest class name `check` accepts (characters): a label for tables and plots.
+pub const MAX_CLASS_NAME: usize = 64;
+
 fn port_err(prefix: &str) -> impl Fn((String, String)) -> ConfigError + '_ {
     move |(k, m)| ConfigError::new(format!("{prefix}.{k}"), m)
 }
@@ -161,6 +164,16 @@ impl Scenario {
         };
         let mut names = std::collections::BTreeSet::new();
         for (i, c) in self.classes.iter().enumerate() {
+            // A class's name labels every row of its flows and samples in the results.
+            if c.name.chars().count() > MAX_CLASS_NAME {
+                return Err(ConfigError::new(
+                    format!("classes[{i}].name"),
+                    format!(
+                        "expected a name of at most {MAX_CLASS_NAME} characters (this one has {})",
+                        c.name.chars().count()
+                    ),
+                ));
+            }
             if !names.insert(c.name.as_str()) {
                 return Err(ConfigError::new(
                     format!("classes[{i}].name"),

@@ -26,6 +26,7 @@ use crate::units::{Bytes, Dur};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use check::MAX_CLASS_NAME;
 pub use classes::{ClassConfig, SizeConfig, SourceConfig, TransportConfig, WorkloadConfig};
 pub use topology::{LinkConfig, TopologyConfig};
 
