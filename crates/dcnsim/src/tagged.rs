@@ -46,12 +46,12 @@ macro_rules! kind_enum {
                 };
                 let kind = match map.remove("kind") {
                     Some(serde_json::Value::String(s)) => s,
-                    Some(other) => return Err(D::Error::custom(format!("`kind` must be a string, got {other}"))),
+                    Some(other) => return Err(D::Error::custom(format!("\0kind\0expected a string, got {}", $crate::strict::describe(&other)))),
                     None => return Err(D::Error::custom(concat!("missing field `kind`; expected one of ", $("`", $tag, "` ",)*))),
                 };
                 match kind.as_str() {
                     $($tag => $crate::kind_enum!(@arm $enum, $variant, map $(, $ty)?),)*
-                    other => Err(D::Error::custom(format!(concat!("unknown variant `{}`, expected one of ", $("`", $tag, "` ",)*), other))),
+                    other => Err(D::Error::custom(format!(concat!("\0kind\0unknown kind {:?}, expected one of ", $("`", $tag, "` ",)*), other))),
                 }
             }
         }

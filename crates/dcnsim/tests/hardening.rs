@@ -281,3 +281,34 @@ fn a_class_name_is_a_bounded_label() {
         "{m}"
     );
 }
+
+/// An unknown or non-string `kind` names the `kind` key; a value an error echoes is shown
+/// escaped and, past 200 characters, shortened (a fuzzer's 100 kB kind came back whole,
+/// with a raw NUL in it).
+#[test]
+fn an_unknown_kind_names_its_key_and_echoes_a_short_escaped_value() {
+    let (p, m) = err(&with(&["topology", "kind"], json!("st\0ar")));
+    assert_eq!(p, "topology.kind");
+    assert!(
+        m.starts_with("unknown kind \"st\\0ar\", expected one of `star`"),
+        "{m}"
+    );
+    let (p, m) = err(&with(&["classes", "0", "workload", "kind"], json!(7)));
+    assert_eq!(p, "classes[0].workload.kind");
+    assert_eq!(m, "expected a string, got the number 7");
+    let long = "x".repeat(100_000);
+    let (p, m) = err(&with(&["topology", "kind"], json!(long)));
+    assert_eq!(p, "topology.kind");
+    assert!(
+        m.len() < 400 && m.contains("…xxxx") && m.contains("(100003 characters)"),
+        "{m}"
+    );
+    let (p, m) = err(&with(&["topology", "link", "rate"], json!(long)));
+    assert_eq!(p, "topology.link.rate");
+    assert!(m.len() < 400 && m.contains("characters)"), "{m}");
+    // a long key the user wrote is shortened where the message names it
+    let mut v = base();
+    v["switch"] = json!({ long.clone(): 1 });
+    let (p, m) = err(&v);
+    assert!(p.len() + m.len() < 600, "{p}: {m}");
+}

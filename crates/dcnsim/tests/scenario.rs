@@ -59,8 +59,8 @@ fn errors_name_the_key() {
         ),
         (
             r#"{"topology": {"kind": "ring"}}"#,
-            "topology",
-            "unknown variant",
+            "topology.kind",
+            "unknown kind \"ring\", expected one of `star`",
         ),
         (
             r#"{"switch": {"queues": 2}, "classes": [{"name": "a", "priority": 5, "workload": {"kind": "permutation", "size": "1MB"}}]}"#,

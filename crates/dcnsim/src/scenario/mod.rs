@@ -39,12 +39,50 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error at `path`. A value the message (or the path) echoes is shortened when it is
+    /// longer than [`LONG_WORD`] characters: an error names the key and shows what was
+    /// written, not 100 kB of it.
     pub fn new(path: impl Into<String>, msg: impl Into<String>) -> Self {
         ConfigError {
-            path: path.into(),
-            msg: msg.into(),
+            path: elide_long_words(path.into()),
+            msg: elide_long_words(msg.into()),
         }
     }
+}
+
+/// Longest run of non-space characters an error shows whole (a file path fits).
+pub const LONG_WORD: usize = 200;
+
+/// Each run of more than [`LONG_WORD`] non-space characters becomes its first 100 and last
+/// 20 characters around "…", with its length.
+fn elide_long_words(s: String) -> String {
+    let long = |w: &str| w.chars().count() > LONG_WORD;
+    if !s.split(char::is_whitespace).any(long) {
+        return s;
+    }
+    let mut out = String::with_capacity(LONG_WORD * 2);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if long(word) {
+            let n = word.chars().count();
+            let head: String = word.chars().take(100).collect();
+            let tail: String = word.chars().skip(n - 20).collect();
+            out.push_str(&format!("{head}…{tail} ({n} characters)"));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in s.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
