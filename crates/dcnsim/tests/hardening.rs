@@ -312,3 +312,20 @@ fn an_unknown_kind_names_its_key_and_echoes_a_short_escaped_value() {
     let (p, m) = err(&v);
     assert!(p.len() + m.len() < 600, "{p}: {m}");
 }
+
+/// A CDF's `scale` is checked against the sizes it makes (fuzzer: 1e-300 was reported as a
+/// memory need of 8 TB at `workload.load`, 1e300 as an infinite arrival rate there).
+#[test]
+fn a_cdf_scale_keeps_sizes_in_range() {
+    let with_scale = |x: f64| {
+        let mut v = base();
+        v["classes"][0]["workload"]["sizes"] = json!({"cdf": "websearch", "scale": x});
+        v
+    };
+    for x in [1e-300, 1e-9, 1e300, 1e12] {
+        let (p, m) = err(&with_scale(x));
+        assert_eq!(p, "classes[0].workload.sizes.scale", "{x}: {m}");
+        assert!(m.contains("mean size at least 1 byte") || m.contains("largest size at most"));
+    }
+    assert!(warnings(&with_scale(0.01)).is_empty());
+}

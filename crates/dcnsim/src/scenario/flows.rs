@@ -64,6 +64,44 @@ fn rename(mut e: wl::WorkloadError, rules: &[(String, String)]) -> wl::WorkloadE
     e
 }
 
+/// A CDF's `scale` keeps its sizes in the range a size may take: its largest size at most
+/// [`MAX_BYTES`](crate::units::MAX_BYTES) (never clamped, as a written size), and its mean at
+/// least one byte (below, every flow rounds up to 1 byte while the arrival rate, computed
+/// from the scaled mean, would multiply the flow count by up to 10³⁰⁰).
+fn check_scaled_cdf(
+    cdf: &wl::Cdf,
+    interp: wl::Interp,
+    scale: f64,
+    key: &str,
+) -> Result<(), wl::WorkloadError> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Ok(()); // SizeDist::validate names it
+    }
+    let max = cdf.max() * scale;
+    if !(max <= crate::units::MAX_BYTES as f64) {
+        return Err(wl::WorkloadError::new(
+            format!("{key}.scale"),
+            format!(
+                "expected a scale that keeps the largest size at most {} B, got {scale:e} \
+                 (the CDF's largest size {} B becomes {max:e} B; values are never clamped)",
+                crate::units::MAX_BYTES,
+                cdf.max()
+            ),
+        ));
+    }
+    let mean = cdf.mean(interp) * scale;
+    if !(mean >= 1.0) {
+        return Err(wl::WorkloadError::new(
+            format!("{key}.scale"),
+            format!(
+                "expected a scale that keeps the mean size at least 1 byte, got {scale:e} \
+                 (the mean size becomes {mean:e} B)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Scenario {
     fn size_dist(
         &self,
@@ -100,6 +138,7 @@ impl Scenario {
                 wl::Cdf::parse(&text, &format!("{key}.cdf_file"))?
             };
             let scale = if s.scale == 0.0 { 1.0 } else { s.scale };
+            check_scaled_cdf(&cdf, s.interp, scale, key)?;
             wl::SizeDist::Cdf {
                 cdf: Arc::new(cdf),
                 interp: s.interp,
