@@ -155,6 +155,32 @@ def test_run_under_a_memory_limit_fails_with_a_keyed_error(real_env, tmp_path) -
     assert "address-space limit" in p.stderr
 
 
+def test_a_memory_limit_above_the_address_space_is_a_keyed_error(real_env) -> None:
+    """run.memory_limit = 100 GB under `ulimit -v` (3 GB): the estimate of an incast with
+    65,535 flows per sender (42 GB) passes the user's limit, and generating its flows aborted
+    the interpreter (found by a mutation fuzzer). Each charge to the estimate now asks the
+    allocator for the total first, so the answer is a keyed error and exit 2."""
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "from dcnsim import cli\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    args = ["validate", "default", "--memory-limit", "100GB"]
+    args += ["--set", "classes[1].workload.flows_per_sender=65535"]
+    p = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=real_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "classes[1].workload.period: the run would need about" in p.stderr, p.stderr
+    assert "which this system refuses to allocate" in p.stderr, p.stderr
+
+
 # --- warnings --------------------------------------------------------------------------------
 
 

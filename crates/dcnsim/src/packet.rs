@@ -216,6 +216,10 @@ pub struct Arena {
     live: u64,
     created: u64,
     int: IntTable,
+    /// The run's packet cap (`Built::max_packets`): slots double up to it, not past it in
+    /// one step, so a run that stays under its cap never reserves twice its share; past it
+    /// they double again (the run stops at its next check, `run::run_built_with`).
+    cap: usize,
 }
 
 impl Default for Arena {
@@ -232,7 +236,12 @@ impl Arena {
             live: 0,
             created: 0,
             int: IntTable::default(),
+            cap: MAX_PACKETS,
         }
+    }
+    /// Sets the packet cap growth respects (at most [`MAX_PACKETS`]).
+    pub fn set_cap(&mut self, cap: usize) {
+        self.cap = cap.clamp(1, MAX_PACKETS);
     }
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
@@ -249,16 +258,24 @@ impl Arena {
             (self.pkts.len() - 1) as PktId
         }
     }
-    /// Doubles the slots (at most to [`MAX_PACKETS`]) and asks for huge pages over the new
-    /// ones before they are written (`advise_huge_pages`; the 1,024-host DCTCP fat tree of
-    /// `scale_fattree16` grows to 65,536 slots, 8 MiB).
+    /// Doubles the slots (a step that would pass the cap stops at it; never past
+    /// [`MAX_PACKETS`]) and asks for huge pages over the new ones before they are written
+    /// (`advise_huge_pages`; the 1,024-host DCTCP fat tree of `scale_fattree16` grows to
+    /// 65,536 slots, 8 MiB).
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        if self.pkts.len() >= MAX_PACKETS {
+        let len = self.pkts.len();
+        if len >= MAX_PACKETS {
             too_many_packets();
         }
-        let want = (self.pkts.capacity() * 2).clamp(4096, MAX_PACKETS);
+        let doubled = (self.pkts.capacity() * 2).max(4096);
+        let want = if len < self.cap {
+            doubled.min(self.cap.max(4096))
+        } else {
+            doubled
+        }
+        .min(MAX_PACKETS);
         self.pkts.reserve_exact(want - self.pkts.len());
         let spare = self.pkts.spare_capacity_mut();
         dcnsim_engine::advise_huge_pages(spare.as_ptr(), spare.len());
@@ -420,6 +437,25 @@ impl PktList {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// A doubling that would pass the run's packet cap stops at it: a run that stays under
+    /// its cap never reserves (nor, with huge pages, touches) twice its share.
+    #[test]
+    fn arena_growth_stops_at_the_packet_cap() {
+        let p = || Packet::new(PktKind::Raw, 0, 0, 1, 0, 1500);
+        let mut a = Arena::new();
+        a.set_cap(10_000);
+        for _ in 0..10_000 {
+            a.alloc(p());
+        }
+        assert_eq!(a.pkts.capacity(), 10_000);
+        a.alloc(p()); // past the cap (the run stops at its next check): doubling again
+        assert_eq!(a.pkts.capacity(), 20_000);
+        let mut b = Arena::new(); // no cap
+        for _ in 0..10_000 {
+            b.alloc(p());
+        }
+        assert_eq!(b.pkts.capacity(), 16_384);
+    }
     #[test]
     fn packet_is_compact() {
         // keeps the arena cache-friendly; grow deliberately

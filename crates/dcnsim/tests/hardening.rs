@@ -329,3 +329,17 @@ fn a_cdf_scale_keeps_sizes_in_range() {
     }
     assert!(warnings(&with_scale(0.01)).is_empty());
 }
+
+/// A source's burst enters the sender's NIC queue in one event, before the run's packet cap
+/// is next checked: it is charged to the memory estimate (a fuzzed burst of 10⁸ packets
+/// aborted the process asking for 4 GB of packet slots).
+#[test]
+fn a_source_burst_is_charged_before_the_run() {
+    let mut v = base();
+    v["sources"] = json!([{"src": 0, "dst": 1, "rate": "10Gbps", "burst": 100_000_000u64}]);
+    let (p, m) = err(&v);
+    assert_eq!(p, "sources[0].burst");
+    assert!(m.contains("a burst of 100000000 packets") && m.contains("more than the limit"));
+    v["sources"][0]["burst"] = json!(1000);
+    assert!(warnings(&v).is_empty());
+}

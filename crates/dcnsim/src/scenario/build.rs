@@ -354,6 +354,13 @@ impl Scenario {
                     ),
                 ));
             }
+            // A burst's packets enter the sender's NIC queue (no limit) in one event, before
+            // the run's packet cap is next checked: they must fit the limit at once.
+            budget.charge(
+                format!("{key}.burst"),
+                format!("a burst of {} packets", s.burst),
+                (s.burst as u64).saturating_mul(resources::PACKET_BYTES),
+            )?;
             sim.add_source(SourceSpec {
                 src: s.src,
                 dst: s.dst,
@@ -411,6 +418,7 @@ impl Scenario {
         sim.max_samples = est_samples.saturating_add(left / resources::SAMPLE_BYTES) as usize;
         sim.max_trace_rows = est_traces.saturating_add(left / resources::TRACE_BYTES) as usize;
         let max_packets = (left / resources::PACKET_BYTES).min(resources::MAX_PACKET_CAP);
+        sim.arena.set_cap(max_packets as usize);
         if let Some(iv) = self.output.queue_sample_interval {
             sim.sample_every = iv.0;
             sim.sample_ports = (0..sim.ports.len() as u32)

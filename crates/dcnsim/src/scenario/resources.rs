@@ -269,7 +269,9 @@ impl Budget {
         });
         let total = self.total();
         if total <= self.limit {
-            return Ok(());
+            // A limit above what the system can give (run.memory_limit past a `ulimit -v`)
+            // passes the sum; the allocator's answer decides before the item is built.
+            return self.probe(&self.items.last().unwrap().key);
         }
         let it = self.items.last().unwrap();
         let parts: Vec<String> = self
