@@ -100,6 +100,17 @@ def test_delivery_quantile_reads_the_core_histogram() -> None:
     assert math.isnan(tlt._delivery_quantile(dcnsim.Results(*[pd.DataFrame()] * 3), 0.99))
 
 
+def test_figures_ask_only_about_the_flow_columns_the_pool_loads() -> None:
+    """TLT's pool loads only ``FLOW_COLUMNS``: a figure that checked an undeclared column
+    would find it absent and say "not available" silently, so asking is an error."""
+    from dcnsim.papers.tlt import metrics
+
+    assert tlt.REPRO.flow_columns == metrics.FLOW_COLUMNS
+    assert metrics._has([], *metrics.FLOW_COLUMNS)
+    with pytest.raises(KeyError, match="'size'"):
+        metrics._has([], "fct_s", "size")
+
+
 #: one seed, DCTCP's Fig 5 runs only, 8 ms of arrivals: enough to see TLT remove timeouts
 #: and PFC remove drops in the full TLT-SIM-TCP-BASE fabric
 CI = Scale("ci", seeds=(1,), params={**tlt.QUICK.params, "duration": "8ms"})

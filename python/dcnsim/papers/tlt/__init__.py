@@ -32,6 +32,7 @@ from ..framework import HOLDS, NA, Ctx, Finding, Reproduction, Scale, by_id
 from . import roce
 from .fig5 import _delivery_quantile  # noqa: F401  (re-exported: tests read it from here)
 from .figures import FIGURES
+from .metrics import FLOW_COLUMNS
 from .notes import TCP_MISS_NOTES, note_for
 from .presets import (  # noqa: F401  (re-exported: the presets are this paper's API)
     FAN_IN,
@@ -116,6 +117,7 @@ REPRO = Reproduction(
         "tlt": (SCENARIO, variant("tlt", "dctcp")),
         **roce.MECHANISMS,
     },
+    flow_columns=FLOW_COLUMNS,
 )
 
 
