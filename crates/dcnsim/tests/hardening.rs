@@ -343,3 +343,18 @@ fn a_source_burst_is_charged_before_the_run() {
     v["sources"][0]["burst"] = json!(1000);
     assert!(warnings(&v).is_empty());
 }
+
+/// An incast's fan-in beyond the hosts is a range error at `fan_in`, not a memory estimate
+/// at `period` (the fuzzer's fan_in = 8,000,000 on 32 hosts).
+#[test]
+fn an_incast_fan_in_beyond_the_hosts_names_fan_in() {
+    let mut v = base();
+    v["classes"][0]["workload"] = json!({"kind": "incast", "fan_in": 8_000_000,
+        "bytes_per_sender": {"fixed": "10KB"}, "period": "100us"});
+    let (p, m) = err(&v);
+    assert_eq!(p, "classes[0].workload.fan_in");
+    assert_eq!(
+        m,
+        "expected at most 3 senders (all hosts, without the receiver), got 8000000"
+    );
+}

@@ -317,6 +317,19 @@ impl Scenario {
                     class: class as u16,
                     exclude_receiver_rack: *exclude_receiver_rack,
                 };
+                // The bound every receiver shares, before the estimate it drives (a fan-in
+                // of millions was reported as memory, not as too many senders); the exact,
+                // per-receiver bound is `wl::incast`'s.
+                if *fan_in >= hosts.n.max(1) {
+                    return Err(wl::WorkloadError::new(
+                        "fan_in",
+                        format!(
+                            "expected at most {} senders (all hosts, without the receiver), \
+                             got {fan_in}",
+                            hosts.n.saturating_sub(1)
+                        ),
+                    ));
+                }
                 let fan = *fan_in as f64 * (*flows_per_sender).max(1) as f64;
                 let span = spec.stop.saturating_sub(spec.start) as f64;
                 let (rounds, key) = match (period, load) {
