@@ -90,6 +90,8 @@ HOSTILE: list[Any] = [
     "1e30",
     "nan",
     "NaN KB",
+    "x" * 100_000,  # a 100 kB string (a name labels every result row; errors echo values)
+    "a\0b",
     [],
     {},
     [1, 2],

@@ -227,6 +227,44 @@ CORPUS: list[tuple[str, Any, str]] = [
         ),
         "classes[0].workload",
     ),
+    # Found by an outside mutation campaign (2026-11-27; 5,042 mutants of the shipped
+    # scenarios, validated and run under a 4 GB address-space limit):
+    # a 100 kB class name passed and labelled every row of the results (2.7 GB)
+    ("a class name of 100 kB", at("classes[0].name", "x" * 100_000), "classes[0].name"),
+    # an unknown kind was reported at its table, echoed whole
+    ("an unknown topology kind", at("topology.kind", "x" * 100_000), "topology.kind"),
+    ("a kind that is a number", at("classes[0].workload.kind", 7), "classes[0].workload.kind"),
+    # a CDF scale was reported at workload.load (memory, or an infinite arrival rate)
+    (
+        "a CDF scale of 1e-300",
+        at("classes[0].workload.sizes", {"cdf": "websearch", "scale": 1e-300}),
+        "classes[0].workload.sizes.scale",
+    ),
+    (
+        "a CDF scale of 1e300",
+        at("classes[0].workload.sizes", {"cdf": "websearch", "scale": 1e300}),
+        "classes[0].workload.sizes.scale",
+    ),
+    # a fan-in of millions was reported as memory at workload.period
+    (
+        "an incast fan-in beyond the hosts",
+        at(
+            "classes[0].workload",
+            {
+                "kind": "incast",
+                "fan_in": 8_000_000,
+                "bytes_per_sender": {"fixed": "10KB"},
+                "period": "100us",
+            },
+        ),
+        "classes[0].workload.fan_in",
+    ),
+    # a source's burst of 10^8 packets aborted the run asking for 4 GB of packet slots
+    (
+        "a source burst of 1e8 packets",
+        {**STAR, "sources": [{"src": 0, "dst": 1, "rate": "10Gbps", "burst": 100_000_000}]},
+        "sources[0].burst",
+    ),
 ]
 
 
