@@ -31,6 +31,7 @@ from ..framework import HOLDS, NO, Finding, Reproduction, Scale
 from .das_sjf import SJF_LOADS, _replay, _sjf_ov  # noqa: F401  (tools/ablations/lowprio.py)
 from .figures import FIGURES
 from .metrics import (  # noqa: F401  (re-exported: the tests and tools/ablations use them)
+    FLOW_COLUMNS,
     STATS,
     _low,
     bucket,
@@ -114,6 +115,7 @@ REPRO = Reproduction(
     scales={"reduced": REDUCED, "full": FULL, "tiny": TINY},
     preamble=PREAMBLE,
     mechanisms={m: ("lpf_colocation", ov) for m, ov in MECHANISMS.items()},
+    flow_columns=FLOW_COLUMNS,
 )
 
 

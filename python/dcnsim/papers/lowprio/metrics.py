@@ -33,6 +33,26 @@ from .presets import BUCKETS, LPF_EDGES
 # statistics
 
 
+#: The flows columns LPF's figures read (here, das_sjf.py's replay of a TCP run's flows and
+#: knobs.py's high-priority tail): the pool loads only these, 14 of the table's 49 columns.
+FLOW_COLUMNS = (
+    "flow_id",
+    "class",
+    "priority",
+    "src",
+    "dst",
+    "size",
+    "start_s",
+    "tag",
+    "in_window",
+    "completed",
+    "fct_s",
+    "data_pkts",
+    "retx_pkts",
+    "spurious_rto",
+)
+
+
 def _low(res: Results) -> pd.DataFrame:
     f = res.flows
     return f[f["in_window"].astype(bool) & (f["priority"] == 1)]
