@@ -118,6 +118,12 @@ def test_mixed_fabric_scenario_has_both_families_in_one_table() -> None:
     rdma = f[f["class"] == "rdma"]
     assert rdma["cnps"].sum() > 0 and rdma["drops"].sum() == 0
     assert f[f["class"] == "tcp"]["cnps"].sum() == 0
+    # The reference-style RoCE timing (docs/rdma.md, Results): set for the RDMA flows that
+    # finished, never after their in-order finish, NaN for TCP.
+    done = rdma[rdma["completed"]]
+    assert done["rx_all_s"].notna().all() and (done["rx_all_s"] <= done["finish_s"]).all()
+    assert (done["rx_first_sent_s"] >= done["start_s"]).all()
+    assert f[f["class"] == "tcp"][["rx_all_s", "rx_first_sent_s"]].isna().all().all()
     q = res.queues
     # PFC acts on the RDMA priority only.
     assert q[q["queue"] == 1]["pfc_pause_sent"].sum() > 0

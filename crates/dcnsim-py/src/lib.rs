@@ -115,6 +115,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyDict>> {
     flows.set_item("deadline_s", &f.deadline_s)?;
     flows.set_item("established_s", &f.established_s)?;
     flows.set_item("fct_established_s", &f.fct_established_s)?;
+    flows.set_item("rx_first_sent_s", &f.rx_first_sent_s)?;
+    flows.set_item("rx_all_s", &f.rx_all_s)?;
     flows.set_item("srtt_s", &f.srtt_s)?;
     flows.set_item("rto_s", &f.rto_s)?;
     flows.set_item("delivered", &f.delivered)?;

@@ -378,3 +378,60 @@ fn window_tlt_on_hpcc_recovers_fig4_losses_without_a_timeout() {
         assert!(f.fct_s[0] < 1e-3, "{case}: fct {}", f.fct_s[0]);
     }
 }
+
+/// A six-packet message over `recovery` under rate-based TLT: the first transmission of
+/// PSN `first` is lost and, in the round that resends it, the retransmission of PSN
+/// `again` (none: no second loss).
+fn relost(recovery: &str, first: u64, again: Option<u64>) -> RunOutput {
+    let again: Vec<u64> = again.into_iter().collect();
+    run(&star(
+        2,
+        &[(1, 0, "6000B")],
+        "",
+        &format!(r#""cc": "none", "tlt": "rate", "recovery": "{recovery}""#),
+        &format!(
+            r#", "scheme": {{"kind": "test", "keep_colour": true, "drop_data_seq": {first},
+                             "drop_retx_seqs": {again:?}}},
+               "run": {{"duration": "1ms", "horizon": "20ms"}}"#
+        ),
+    ))
+}
+
+/// The TLT RoCE reference's application-level timing (`transport/roce/seen.rs`): a flow is
+/// whole once every packet has reached the receiving host, in any order, and starts at the
+/// send time of the first copy of its first packet to arrive.
+#[test]
+fn reference_timing_counts_the_packets_a_go_back_n_responder_discards() {
+    // Go-back-N: PSN 2 lost, so 3, 4, 5 arrive out of order and are discarded; the round
+    // resending 2-5 loses 3 again. Every PSN has arrived once when that round's 5 arrives
+    // (3 came in the first round): the reference counts the flow whole then, one round
+    // before the responder has it in order.
+    let out = relost("gbn", 2, Some(3));
+    let f = &out.flows;
+    assert!(f.completed[0]);
+    assert_eq!((f.drops[0], f.fast_retx[0], f.rto_count[0]), (2, 2, 0));
+    assert!(
+        f.rx_all_s[0] < f.finish_s[0],
+        "whole at {} before in order at {}",
+        f.rx_all_s[0],
+        f.finish_s[0]
+    );
+    assert_eq!(
+        f.rx_first_sent_s[0], f.start_s[0],
+        "PSN 0's first copy arrived"
+    );
+    // One loss only: the resent round brings every packet in order, the two times agree.
+    let once = relost("gbn", 2, None);
+    assert_eq!(once.flows.rx_all_s[0], once.flows.finish_s[0]);
+    // Selective repeat keeps what arrives out of order and resends only PSN 2 (no copy of 3
+    // to lose again): whole and in order at once.
+    let sel = relost("sack", 2, Some(3));
+    assert!(sel.flows.completed[0] && sel.flows.drops[0] == 1);
+    assert_eq!(sel.flows.rx_all_s[0], sel.flows.finish_s[0]);
+    // PSN 0's first copy lost: the reference's start is its retransmission's send time.
+    let head = relost("gbn", 0, None);
+    let f = &head.flows;
+    assert!(f.completed[0] && f.drops[0] == 1);
+    assert!(f.rx_first_sent_s[0] > f.start_s[0]);
+    assert!(f.rx_all_s[0] - f.rx_first_sent_s[0] < f.fct_s[0]);
+}

@@ -9,7 +9,9 @@
 //!   PSN) is dropped at its first switch, once (a single, exactly placed loss);
 //! - `drop_red_seqs`: each entry drops, once, the next *red* data packet carrying that `seq`
 //!   at a switch (colour-aware loss placed exactly: green packets pass, as they would at a
-//!   colour threshold); `keep_colour` leaves the transport's colours alone on host transmit.
+//!   colour threshold); `keep_colour` leaves the transport's colours alone on host transmit;
+//! - `drop_retx_seqs`: each entry drops, once, the next *retransmitted* data packet (flagged
+//!   `RETX`) carrying that `seq` at a switch (a loss placed in a later round).
 
 use super::{EnqCtx, Scheme, TxCtx, Verdict};
 use crate::packet::{colour, flags, Packet};
@@ -25,6 +27,7 @@ pub struct TestSchemeConfig {
     pub mark_class: Option<u8>,
     pub drop_data_seq: Option<u64>,
     pub drop_red_seqs: Vec<u64>,
+    pub drop_retx_seqs: Vec<u64>,
     pub keep_colour: bool,
 }
 
@@ -69,6 +72,13 @@ impl Scheme for TestScheme {
             self.cfg.drop_data_seq = None;
             self.n.dropped += 1;
             return Verdict::Drop;
+        }
+        if pkt.kind == crate::packet::PktKind::Data && pkt.flags & flags::RETX != 0 {
+            if let Some(i) = self.cfg.drop_retx_seqs.iter().position(|&s| s == pkt.seq) {
+                self.cfg.drop_retx_seqs.remove(i);
+                self.n.dropped += 1;
+                return Verdict::Drop;
+            }
         }
         if pkt.kind == crate::packet::PktKind::Data && pkt.colour == colour::RED {
             if let Some(i) = self.cfg.drop_red_seqs.iter().position(|&s| s == pkt.seq) {

@@ -40,6 +40,8 @@ macro_rules! flow_columns {
             cnps,
             established_s,
             fct_established_s,
+            rx_first_sent_s,
+            rx_all_s,
             syn_retx,
             tlp_probes,
             tlp_recoveries,
@@ -97,6 +99,11 @@ pub struct FlowTable {
     /// FCT from there, and SYN retransmissions.
     pub established_s: Vec<f64>,
     pub fct_established_s: Vec<f64>,
+    /// RoCE: when the first copy of the flow's first packet to reach the receiver was sent,
+    /// and when every packet had reached it at least once, in any order (the TLT RoCE
+    /// reference's application-level timing; NaN for other transports and until then).
+    pub rx_first_sent_s: Vec<f64>,
+    pub rx_all_s: Vec<f64>,
     pub syn_retx: Vec<u64>,
     /// Tail-loss probes sent and losses they recovered (RFC 8985 §7).
     pub tlp_probes: Vec<u64>,
@@ -321,6 +328,8 @@ impl FlowTable {
         self.established_s.push(opt_s(r.established));
         self.fct_established_s
             .push(opt_s(r.finish.zip(r.established).map(|(f, e)| f - e)));
+        self.rx_first_sent_s.push(opt_s(r.rx_first_sent));
+        self.rx_all_s.push(opt_s(r.rx_all));
         self.syn_retx.push(r.syn_retx as u64);
         self.tlp_probes.push(r.tlp_probes);
         self.tlp_recoveries.push(r.tlp_recoveries);

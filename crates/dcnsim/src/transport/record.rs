@@ -27,6 +27,12 @@ pub struct FlowRecord {
     pub cnps: u64,
     /// When data could first flow (the SYN-ACK's arrival with a handshake, else the start).
     pub established: Option<Time>,
+    /// RoCE responder, the TLT RoCE reference's application-level timing
+    /// (`transport/roce/seen.rs`): when the first copy of the first packet to reach the
+    /// receiving host was sent, and when every packet had reached it at least once, in any
+    /// order (a go-back-N NIC discards the out-of-order ones; this counts them).
+    pub rx_first_sent: Option<Time>,
+    pub rx_all: Option<Time>,
     /// SYN retransmissions.
     pub syn_retx: u32,
     /// Tail-loss probes sent and losses they recovered (RFC 8985 §7).

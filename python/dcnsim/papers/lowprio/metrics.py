@@ -34,7 +34,7 @@ from .presets import BUCKETS, LPF_EDGES
 
 
 #: The flows columns LPF's figures read (here, das_sjf.py's replay of a TCP run's flows and
-#: knobs.py's high-priority tail): the pool loads only these, 14 of the table's 49 columns.
+#: knobs.py's high-priority tail): the pool loads only these, 14 of the table's 51 columns.
 FLOW_COLUMNS = (
     "flow_id",
     "class",

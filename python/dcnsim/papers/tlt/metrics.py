@@ -41,7 +41,7 @@ def _ov(c: Ctx, v: str, transport: str, **kw: Any) -> dict[str, Any]:
 
 
 #: The flows columns TLT's figures read (every read is in this module, and sweeps.py's
-#: clock_bytes): the pool loads only these, 12 of the table's 49 columns, so a loaded run
+#: clock_bytes): the pool loads only these, 12 of the table's 51 columns, so a loaded run
 #: holds about a quarter of the memory and the bounded cache holds more runs.
 FLOW_COLUMNS = (
     "flow_id",

@@ -28,6 +28,7 @@ pub mod dcqcn;
 pub mod gbn;
 pub mod hpcc;
 pub mod irn;
+pub mod seen;
 pub mod tlt;
 
 use super::{Cx, Endpoint, FlowDesc, Timer};
@@ -37,6 +38,7 @@ use dcqcn::{CnpPacer, Dcqcn, DcqcnParams};
 use gbn::{GoBackN, InOrder, Rewind, RxAction};
 use hpcc::{Hpcc, HpccParams};
 use irn::{Rto, SackAction, SackRx, Selective};
+use seen::Seen;
 use tlt::{Mark, RoceTlt, Sent, TltTx};
 
 /// RoCEv2 headers on top of IP: UDP 8 + BTH 12 + ICRC 4 bytes.
@@ -211,6 +213,9 @@ pub struct RoceFlow {
     np: CnpPacer,
     /// TLT's marking (sender) state.
     tlt: TltTx,
+    /// Responder: the packets that reached the host at least once, in any order (for the
+    /// flow table's `rx_all_s`; `seen.rs`).
+    seen: Seen,
 }
 
 impl RoceFlow {
@@ -257,6 +262,7 @@ impl RoceFlow {
             next_tx: 0,
             np: CnpPacer::default(),
             tlt: TltTx::new(p.tlt),
+            seen: Seen::default(),
         }
     }
     /// The pacing rate (bits/s).
@@ -381,6 +387,28 @@ impl RoceFlow {
     }
 }
 
+impl RoceFlow {
+    /// The responder's host got data packet `p` of an `n`-packet message, whatever its NIC
+    /// makes of it: the TLT RoCE reference's application-level timing (`seen.rs`). The flow
+    /// starts at the send time of the first copy of PSN 0 to arrive; it is whole at an
+    /// arrival of its last PSN once every PSN has arrived (go-back-N: the reference's
+    /// `FLOW_END` rule), or at any arrival then (selective repeat: its IRN rule).
+    fn note_arrival(&mut self, cx: &mut Cx, p: &Packet, n: u64) {
+        if cx.rec.rx_all.is_some() {
+            return;
+        }
+        if p.seq == 0 && cx.rec.rx_first_sent.is_none() {
+            cx.rec.rx_first_sent = Some(p.created);
+        }
+        self.seen.insert(p.seq);
+        let at_end = p.seq + 1 == n || matches!(self.qp, Qp::Sel(..));
+        if at_end && self.seen.all_below(n) {
+            cx.rec.rx_all = Some(cx.now);
+            self.seen = Seen::default();
+        }
+    }
+}
+
 impl Endpoint for RoceFlow {
     fn on_start(&mut self, cx: &mut Cx) {
         cx.rec.established = Some(cx.now);
@@ -415,6 +443,7 @@ impl Endpoint for RoceFlow {
                     }
                 }
                 let n = self.qp.n();
+                self.note_arrival(cx, p, n);
                 // TLT §5.1: Important Data is answered at once, with an Important Echo (Clock
                 // Echo for Important Clock Data). Window-based TLT, and rate-based TLT with
                 // selective repeat (its loss detection, `on_echo`).
