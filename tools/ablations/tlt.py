@@ -15,9 +15,17 @@ above the p99). Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-irn --runs /tmp/tlt-abl            # IRN's two timeouts
     python tools/ablations/tlt.py fig6-sack-pfc --runs /tmp/tlt-abl       # PFC's XOFF alpha
     python tools/ablations/tlt.py fig6-hpcc-pfc --runs /tmp/tlt-abl       # the same, HPCC
+    python tools/ablations/tlt.py fig6-reading --runs /tmp/tlt-abl        # reference timing
 
 The reduced scale is the reproduction's (seeds 1 and 2, 10 ms), the full scale its --full
 (seeds 1-5, 240 ms), so an arm's "preset" line is the reproduction's own run.
+
+`fig6-reading` changes no run: it judges the reproduction's own Fig 6 runs (every transport
+and variant) under a second reading of a flow's FCT, the TLT RoCE reference simulator's
+(docs/rdma.md, Results): from the send time of the first copy of the flow's first packet to
+reach the receiver (`rx_first_sent_s`) until every packet has reached it once, in any order
+(`rx_all_s`), beside the reproduction's `fct_s` (flow arrival until the responder has every
+packet in order).
 """
 
 from __future__ import annotations
@@ -147,6 +155,10 @@ ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
     "fig6-hpcc-pfc": ("hpcc", pfc_alpha_arms()),
 }
 
+#: Ablations that change no run, only how the reproduction's own runs are read
+#: (:func:`fig6_reading`).
+READINGS = ("fig6-reading",)
+
 #: Arm changes that are arguments of the reproduction's run builder (``roce._ov``), not
 #: scenario overrides.
 OV_ARGS = ("degree", "load")
@@ -190,9 +202,64 @@ def run_arms(
             print(f"    seed {s}: {row}", flush=True)
 
 
+@fw.seeded
+def _fct_ref(runs: list[Any], name: str) -> fw.FlowRows:
+    """Per seed: the class's in-window FCTs (s) under the TLT RoCE reference's timing,
+    ``rx_all_s - rx_first_sent_s``, unfinished = +inf (rows labelled by flow, as
+    ``metrics._fct``)."""
+    out, ids = [], []
+    for r in runs:
+        f = T._cls(r, name)
+        v = (f["rx_all_s"] - f["rx_first_sent_s"]).to_numpy(dtype=float)
+        out.append(np.where(np.isnan(v), np.inf, v))
+        ids.append(f["flow_id"].to_numpy())
+    return out, ids
+
+
+def fig6_reading(pool: fw.Pool, scale: Any) -> None:
+    """Fig 6 under both FCT readings: per transport and variant the foreground p99.9 and the
+    background mean, then the ratios the Fig 6 findings judge (lossy ÷ TLT and TLT ÷ the
+    lossless variant at the foreground p99.9; TLT ÷ lossy at the background mean)."""
+    c = SimpleNamespace(scale=scale, seeds=scale.seeds)
+    seeds = R._seeds(c)  # type: ignore[arg-type]
+    for t, vs in R.FIG6.items():
+        for v in vs:
+            for s in seeds:
+                pool.add((t, v, s), R.SCENARIO, R._ov(c, v, t), s)  # type: ignore[arg-type]
+    pool.run()
+    print(f"Fig 6, {scale.name}: seeds {seeds}; fct_s | reference timing", flush=True)
+    for t, vs in R.FIG6.items():
+        runs = {v: [pool.get((t, v, s)) for s in seeds] for v in vs}
+        fcts = {
+            name: {v: {k: f(rs, k) for k in ("foreground", "background")} for v, rs in runs.items()}
+            for name, f in (("fct_s", T._fct), ("reference", _fct_ref))
+        }
+        for v in vs:
+            cells = [
+                f"fg p99.9 {T._stat(T.P999, d[v]['foreground']).scaled(1e3)} ms, bg mean "
+                f"{T._stat(T._mean, d[v]['background']).scaled(1e3)} ms"
+                for d in fcts.values()
+            ]
+            print(f"  {R.LABEL[t]} {R.VARIANT_LABEL[v]}: " + " | ".join(cells), flush=True)
+        lossless = "pfc" if "pfc" in vs else None
+        for name, d in fcts.items():
+            parts = [
+                "fg lossy ÷ TLT "
+                f"{T._ratio(T.P999, d['base']['foreground'], d['tlt']['foreground'])}",
+                "bg TLT ÷ lossy "
+                f"{T._ratio(T._mean, d['tlt']['background'], d['base']['background'])}",
+            ]
+            if lossless:
+                parts.append(
+                    "fg TLT ÷ +PFC "
+                    f"{T._ratio(T.P999, d['tlt']['foreground'], d[lossless]['foreground'])}"
+                )
+            print(f"  {R.LABEL[t]}, {name}: " + "; ".join(parts), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("ablation", choices=sorted(ABLATIONS))
+    ap.add_argument("ablation", choices=sorted([*ABLATIONS, *READINGS]))
     ap.add_argument("--runs", type=Path, required=True, help="run cache directory")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--full", action="store_true", help="the reproduction's --full scale")
@@ -202,6 +269,10 @@ def main() -> None:
         help="comma-separated parts of arm names: run only the arms whose name contains one",
     )
     a = ap.parse_args()
+    scale = presets.FULL if a.full else presets.REDUCED
+    if a.ablation == "fig6-reading":
+        fig6_reading(fw.Pool(a.runs, a.jobs, False), scale)
+        return
     transport, arms = ABLATIONS[a.ablation]
     if a.only:
         parts = [p.strip() for p in a.only.split(",") if p.strip()]
@@ -212,7 +283,7 @@ def main() -> None:
                 f"{list(ABLATIONS[a.ablation][1])}"
             )
     pool = fw.Pool(a.runs, a.jobs, False)
-    run_arms(pool, presets.FULL if a.full else presets.REDUCED, arms, transport)
+    run_arms(pool, scale, arms, transport)
 
 
 if __name__ == "__main__":

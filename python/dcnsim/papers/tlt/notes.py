@@ -135,6 +135,15 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "arrival rates with 50 Gb/s links on 40 Gb/s ones, so its 40% offers 50%; at load "
             "0.5 (tools/ablations/tlt.py fig6-dcqcn-load, the one change; seeds 1 / 2 / 3) lossy "
             "has 5.29 / 5.95 / 5.25 ms, +PFC 1.93 / 1.54 / 1.42 ms, TLT 4.79 / 2.62 / 2.87 ms."
+            " Not how the reference times a flow either (tools/ablations/tlt.py fig6-reading, "
+            "the same runs read again, seeds 1 / 2 / 3): its receiving application counts every "
+            "packet that reaches the host, in any order, also those the go-back-N NIC discards "
+            "(QbbNetDevice::Receive, UdpServer::HandleRead), from the send time of the first "
+            "copy of packet 0 to arrive (docs/rdma.md, rx_all_s and rx_first_sent_s). Read so, "
+            "TLT has 4.42 / 2.53 / 2.53 ms (fct_s 4.72 / 2.72 / 2.70), lossy 5.22 / 5.26 / 4.91, "
+            "+PFC 1.42 / 1.37 / 1.44, DCQCN+SACK+TLT 1.41 ms over the seeds: a round's red "
+            "middle packets are dropped in the fabric and never reach the host, so counting "
+            "what arrives out of order gains little."
         ),
         "full": (
             "Per run, seeds 1–5: TLT removes most of vanilla DCQCN's foreground timeouts (lossy "
