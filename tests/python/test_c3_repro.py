@@ -278,3 +278,38 @@ def test_other_reading_sets_the_scheme_keys_and_start_errors_name_the_key():
     with pytest.raises(dcnsim.ConfigError) as e:
         dcnsim.validate(other)
     assert e.value.path == "scheme.start"
+
+
+def test_afct_comparisons_average_the_flows_finished_in_both_arms() -> None:
+    """An arm that leaves its long PS flow unfinished must not look faster for it: the AFCT
+    of two arms averages only the flows both finished, paired by flow."""
+    from types import SimpleNamespace
+
+    from dcnsim.papers.c3.metrics import fcts_both, ratio_iv
+
+    def run(fct: list[float]) -> SimpleNamespace:
+        f = pd.DataFrame(
+            {
+                "flow_id": [0, 1, 2],
+                "class": ["ps"] * 3,
+                "src": [0, 1, 2],
+                "dst": [3, 3, 3],
+                "size": [10_000, 20_000, 10_000_000],
+                "start_s": [0.0, 0.001, 0.002],
+                "completed": [not np.isnan(x) for x in fct],
+                "fct_s": fct,
+                "in_window": [True] * 3,
+            }
+        )
+        return SimpleNamespace(flows=f, meta={"seed": 1})
+
+    slow = run([0.002, 0.004, 0.5])  # finishes its 10 MB flow, late
+    fast = run([0.001, 0.002, np.nan])  # leaves it unfinished
+    pa, pb, n, m = fcts_both([slow], [fast])
+    assert (n, m) == (2, 3)
+    assert ratio_iv(pa, pb).est == pytest.approx(2.0)  # 3 ms / 1.5 ms on the two short flows
+    # (each arm's own finished flows would give (0.506 / 3) / (0.003 / 2), about 112)
+    other = run([0.001, 0.002, 0.003])
+    other.flows.loc[2, "size"] = 1
+    with pytest.raises(ValueError, match="different flows"):
+        fcts_both([slow], [other])

@@ -27,6 +27,7 @@ from .metrics import (
     class_means,
     diff_iv,
     fcts,
+    fcts_both,
     goodput_bins,
     goodput_series,
     ls_base,
@@ -525,12 +526,14 @@ def eval_fig5(c: Ctx, fd: Finding) -> None:
     a, b = c.get(("5", "es")), c.get(("5", "c3"))
     c.point("without C3", [a], len(a.flows))
     c.point("with C3", [b], len(b.flows))
-    gain = ratio_iv([fcts(a, "ps")], [fcts(b, "ps")])
+    pa, pb, n, m = fcts_both([a], [b], "ps")
+    gain = ratio_iv(pa, pb)
     ma, mb = mean_iv([misses(a)]), mean_iv([misses(b)])
     ts = ratio_iv([goodput_bins(b, "ts", 0.01)], [goodput_bins(a, "ts", 0.01)])
     fd.stats = {"ps_afct_gain": gain, "ds_miss_es": ma, "ds_miss_c3": mb, "ts_c3_over_es": ts}
     fd.ours = (
-        f"PS AFCT without/with C3 ×{gain}; DS misses {_pct(ma)} → {_pct(mb)}; TS goodput "
+        f"PS AFCT without/with C3 ×{gain} ({n} of {m} PS flows finished in both); DS misses "
+        f"{_pct(ma)} → {_pct(mb)}; TS goodput "
         f"with/without C3 ×{ts}"
     )
     fd.judge(

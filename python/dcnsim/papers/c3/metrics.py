@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..framework import Interval, bootstrap, effect_band
+from ..framework import Interval, PerSeed, bootstrap, by_seed, effect_band
 
 # ---------------------------------------------------------------------------------------------
 # measurements
@@ -42,6 +42,30 @@ def fcts(res: Any, name: str, window: bool = False) -> np.ndarray:
     """FCTs (s) of the class's completed flows."""
     f = _flows(res, name, window)
     return f[f.completed].fct_s.to_numpy(float)
+
+
+def fcts_both(
+    a: Sequence[Any], b: Sequence[Any], name: str = "ps", window: bool = False
+) -> tuple[PerSeed, PerSeed, int, int]:
+    """The FCTs (s) of the class's flows that completed in both runs of each pair (``a[i]``
+    and ``b[i]``, one seed: the same workload, so the same flows), per seed and labelled by
+    flow so the intervals pair them; and how many flows that is, of how many. An average
+    over each run's own completed flows would favour the run that leaves more long flows
+    unfinished (it drops them from its mean). Raises if a pair's flows differ."""
+    xa, xb, ids, both, total = [], [], [], 0, 0
+    for ra, rb in zip(a, b, strict=True):
+        fa, fb = _flows(ra, name, window), _flows(rb, name, window)
+        key = ["flow_id", "src", "dst", "size", "start_s"]
+        if len(fa) != len(fb) or not fa[key].reset_index(drop=True).equals(
+            fb[key].reset_index(drop=True)
+        ):
+            raise ValueError(f"{name}: the two runs of a seed carry different flows")
+        ok = fa.completed.to_numpy(bool) & fb.completed.to_numpy(bool)
+        xa.append(fa.fct_s.to_numpy(float)[ok])
+        xb.append(fb.fct_s.to_numpy(float)[ok])
+        ids.append(fa.flow_id.to_numpy()[ok])
+        both, total = both + int(ok.sum()), total + len(fa)
+    return by_seed(a, xa, ids), by_seed(b, xb, ids), both, total
 
 
 #: One-way propagation of the motivation dumbbell's return path (3 links × 50 µs).

@@ -19,6 +19,7 @@ from .metrics import (
     _pct,
     diff_iv,
     fcts,
+    fcts_both,
     goodput_bins,
     mean_iv,
     miss_ratio_iv,
@@ -56,6 +57,14 @@ def t_miss(rs: Sequence[Any]) -> PerSeed:
 @seeded
 def t_fct(rs: Sequence[Any]) -> PerSeed:
     return [fcts(r, "ps", window=True) for r in rs]
+
+
+def t_fct_both(a: Sequence[Any], b: Sequence[Any]) -> tuple[PerSeed, PerSeed, str]:
+    """PS FCTs of the window's flows finished in both arms (one seed: the same flows), and
+    how many those are (``metrics.fcts_both``): what every AFCT comparison of two arms with
+    the same PS workload reads."""
+    pa, pb, n, m = fcts_both(a, b, "ps", window=True)
+    return pa, pb, f"{n} of {m} PS flows finished in both"
 
 
 @seeded
@@ -110,7 +119,8 @@ def _fig6(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
         if not rd:  # the same runs under both readings
             c.point(f"{w} without C3", a, sum(len(r.flows) for r in a))
         c.point(_lbl(rd) + f"{w} with C3", b, sum(len(r.flows) for r in b))
-        g = ratio_iv(t_fct(a), t_fct(b))
+        pa, pb, nboth = t_fct_both(a, b)
+        g = ratio_iv(pa, pb)
         md = miss_ratio_iv(t_miss(a), t_miss(b))
         dd = diff_iv(t_miss(a), t_miss(b))
         tsb = mean_iv(t_ts(b, c, payload(300e6, True), 40))
@@ -118,7 +128,7 @@ def _fig6(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
         gains[w] = g
         stats |= {f"{w}_ps_gain": g, f"{w}_ds_miss_ratio": md, f"{w}_ts_c3": tsb, f"{w}_ts_es": tsa}
         ours.append(
-            f"{w}: PS AFCT ×{g}, DS misses {_pct(mean_iv(t_miss(a)))} → "
+            f"{w}: PS AFCT ×{g} ({nboth}), DS misses {_pct(mean_iv(t_miss(a)))} → "
             f"{_pct(mean_iv(t_miss(b)))} (×{md}), TS / guarantee {tsa} → {tsb}"
         )
         parts[f"{w}_c3_better_afct"] = band(g, 1.0 + 1e-9)
@@ -201,11 +211,10 @@ def _fig7b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
         b = tree_runs(c, "websearch", objs, "c3", **rd)
         c.point(_lbl(rd) + f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
         fc[k] = (t_fct(a), t_fct(b))
-        ga = mean_iv(t_fct(a))
-        gb = mean_iv(t_fct(b))
-        g = ratio_iv(t_fct(a), t_fct(b))
+        pa, pb, nboth = t_fct_both(a, b)
+        ga, gb, g = mean_iv(pa), mean_iv(pb), ratio_iv(pa, pb)
         stats |= {f"{k}_afct_es_s": ga, f"{k}_afct_c3_s": gb, f"{k}_gain": g}
-        ours.append(f"{k}: {_ms(ga)} → {_ms(gb)} (×{g})")
+        ours.append(f"{k}: {_ms(ga)} → {_ms(gb)} (×{g}; {nboth})")
     alone = tree_runs(c, "websearch", ("ps",), "none")
     if not rd:  # the same runs under both readings
         c.point("PS alone (L2DCT)", alone, sum(len(r.flows) for r in alone))
@@ -274,18 +283,20 @@ def _fig8a(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
 
 def _fig8b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     loads = list(c.scale.loads)
-    ga, gb, gain = [], [], []
+    ga, gb, gain, both = [], [], [], []
     for ld in loads:
         a = tree_runs(c, "websearch", ("ps",), "none", load=ld)
         b = tree_runs(c, "websearch", ("ps",), "c3", load=ld, **rd)
         c.point(_lbl(rd) + f"load {ld:g}", a + b, sum(len(r.flows) for r in a + b))
-        ga.append(mean_iv(t_fct(a)).scaled(1e3))
-        gb.append(mean_iv(t_fct(b)).scaled(1e3))
-        gain.append(ratio_iv(t_fct(a), t_fct(b)))
+        pa, pb, nboth = t_fct_both(a, b)
+        ga.append(mean_iv(pa).scaled(1e3))
+        gb.append(mean_iv(pb).scaled(1e3))
+        gain.append(ratio_iv(pa, pb))
+        both.append(nboth)
     fd.stats = {f"gain_{ld:g}": g for ld, g in zip(loads, gain, strict=True)}
     fd.ours = "AFCT L2DCT / C3: " + "; ".join(
-        f"load {ld:g}: {x.est:.2f} / {y.est:.2f} ms (×{g})"
-        for ld, x, y, g in zip(loads, ga, gb, gain, strict=True)
+        f"load {ld:g}: {x.est:.2f} / {y.est:.2f} ms (×{g}; {nb})"
+        for ld, x, y, g, nb in zip(loads, ga, gb, gain, both, strict=True)
     )
     fd.judge(
         similar_at_low_load=band(gain[0], 0.9, 1.1),
@@ -310,11 +321,12 @@ def _fig9o(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     if not rd:  # the same runs under both readings
         c.point("without C3", a, sum(len(r.flows) for r in a))
     c.point(_lbl(rd) + "with C3", b, sum(len(r.flows) for r in b))
-    g = ratio_iv(t_fct(a), t_fct(b))
+    pa, pb, nboth = t_fct_both(a, b)
+    g = ratio_iv(pa, pb)
     md = miss_ratio_iv(t_miss(a), t_miss(b))
     fd.stats = {"ps_gain": g, "ds_miss_ratio": md}
     fd.ours = (
-        f"PS AFCT ×{g} ({_ms(mean_iv(t_fct(a)))} → {_ms(mean_iv(t_fct(b)))}); DS misses "
+        f"PS AFCT ×{g} ({_ms(mean_iv(pa))} → {_ms(mean_iv(pb))}; {nboth}); DS misses "
         f"{_pct(mean_iv(t_miss(a)))} → {_pct(mean_iv(t_miss(b)))} (×{md})"
     )
     fd.judge(
@@ -341,11 +353,12 @@ def _fig9t(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     b = tree_runs(c, "websearch", ALL3, "c3", **rd)
     d = tree_runs(c, "websearch", ALL3, "c3", inner="dctcp", **rd)
     c.point(_lbl(rd) + "C3 with DCTCP inside", d, sum(len(r.flows) for r in d))
-    g = ratio_iv(t_fct(a), t_fct(d))
+    pa, pd_, nboth = t_fct_both(a, d)
+    g = ratio_iv(pa, pd_)
     ma, mb, md = (mean_iv(t_miss(x)) for x in (a, b, d))
     fd.stats = {"ps_gain_dctcp": g, "miss_es": ma, "miss_c3": mb, "miss_c3_dctcp": md}
     fd.ours = (
-        f"PS AFCT originals / C3+DCTCP ×{g}; DS misses: originals {_pct(ma)}, C3+D2TCP "
+        f"PS AFCT originals / C3+DCTCP ×{g} ({nboth}); DS misses: originals {_pct(ma)}, C3+D2TCP "
         f"{_pct(mb)}, C3+DCTCP {_pct(md)}"
     )
     fd.judge(
