@@ -324,6 +324,34 @@ pipe (w = 1) in 14%, and grows 1.48× in the next interval from those below line
 every pipe's Eq. 1/2 factors applied to its own rate, the pipes keep the ratio they start at
 (cause (1) above), so the doubling alone need not be what keeps TS ahead.
 
+An audit of the shim against the paper and the spec (2026-11-27; same mix, reduced scale,
+seeds 1 / 2 / 3; each change in a temporary build, not shipped; PS AFCTs are each run's own
+mean, before fix (5); the preset's numbers as above) found deviations, none of which closes
+the gap. (i) The paper's shim queue is "the only congestion point for transport protocols",
+but a host's pipes together exceed its NIC's rate in 64% of the (host, 5 ms) samples
+(median 1.05, p90 1.66 Gb/s), so the NIC queue is a second one; capping each host's pipes at
+the line rate: DS 41.5 / 42.7 / 44.0%, PS 43.3 / 52.6 / 46.9 ms, TS 674–689 Mb/s (NIC queue
+at most 287–380 packets, not about 480). (ii) Admission control demotes the newest flow on
+an overloaded link, whatever its own guarantee (the spec's choice), while a near-deadline DS
+flow's guarantee S / (T − D) reaches 13.3 Gb/s: 28 of seed 1's 63 demotions hit flows whose
+pipe guarantee was under 1 Gb/s; demoting from the largest guarantee instead: DS 37.7 / 40.3
+/ 45.5%, PS 56.9 / 48.3 / 53.7 ms, TS unchanged. (iii) The preset's RTO_min of 1 ms against
+DS pipes paced at their guarantees (median 5.8 Mb/s; DS smoothed RTT 2.84 ms with C3, 0.66
+ms without): RTO_min 10 ms in both arms gives C3 34.6 / 37.9 / 43.3% (DS timeouts 425 / 400
+/ 357 → 41 / 33 / 41) and without C3 28.5 / 32.3 / 35.1%. (iv) The weights do not give each
+objective the same share on a host (mean TS 0.38, DS 0.26, PS 0.20, BE 0.16 where all are
+busy); an equal split per host and objective: DS 42.3 / 46.8 / 45.5%. (v) The inner marking
+threshold is 20 packets at any pipe rate: 1 packet for every pipe gives DS 33.8 / 38.7 /
+39.6%, PS 48.3 / 44.1 / 39.6 ms, TS 591–599 Mb/s (a threshold scaled with the rate is worse,
+DS 44.6 / 50.8 / 50.0%). (vi) EDF may keep a flow past its deadline as the high one, and a
+new high flow's queued packets stay in the low sub-queue: no effect, as DS and PS pipes hold
+about one flow each (seed 1: 175 DS flows in 166 pipes). (ii) and (iii) together with host
+NIC marking: C3 DS 35.4 / 33.9 / 43.3%, PS 34.5 / 53.0 / 48.3 ms, TS 636–643 Mb/s; without C3
+under the same changes 27.7 / 31.5 / 35.8%, 38.3 / 26.0 / 31.0 ms, 326–338 Mb/s. Every one
+of these leaves TS at 591–689 Mb/s per host; only `variant = "additive"` brings it to 409–423,
+as cause (1) above says. Not run: an idle pipe keeps its last rate, which a demotion can
+leave above the line rate until the next interval caps it.
+
 Fixed in this version (each changes every figure's numbers; the ablation numbers in the
 notes and in "Where C3 loses" above predate them unless a note says otherwise): (1) the DS
 miss metric compared a flow's FCT with its deadline, which the flow table holds as an
