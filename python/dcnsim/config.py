@@ -382,7 +382,15 @@ def prepare(
             cache["n"] = _native.validate(raw)
         return cache["n"]
 
-    for key, value in items:
+    paths = [tuple(parse_key_path(k)) for k, _ in items]
+    for i, (key, value) in enumerate(items):
+        n = len(paths[i])
+        if isinstance(value, (dict, list)) and any(
+            len(p) > n and p[:n] == paths[i] for p in paths[i + 1 :]
+        ):
+            # A later key sets something inside this table or list: set a copy, so that the
+            # caller's object (often a module constant shared by many runs) is not changed.
+            value = copy.deepcopy(value)
         set_path(raw, key, value, fallback)
         cache.clear()
     normalized = _native.validate(raw)

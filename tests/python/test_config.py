@@ -75,6 +75,27 @@ def test_override_list_index_of_default_classes(fake) -> None:
     assert e.value.path.startswith("classes[5]")
 
 
+@pytest.mark.usefixtures("real_core")
+def test_overrides_leave_the_callers_tables_alone() -> None:
+    # A table set by one override and a key inside it set by a later one: the table passed in
+    # (a module constant shared by many runs, say) must come out as it went in.
+    table = {"kind": "roce", "roce": {"cc": "hpcc"}}
+    classes = [
+        {"name": "a", "workload": {"kind": "poisson", "load": 0.3, "sizes": {"cdf": "websearch"}}}
+    ]
+    ov = {
+        "transports.x": table,
+        "transports.x.roce.rto": "4ms",
+        "classes": classes,
+        "classes[0].workload.load": 0.5,
+    }
+    p = config.prepare("tlt_roce", overrides=ov)
+    assert table == {"kind": "roce", "roce": {"cc": "hpcc"}}
+    assert classes[0]["workload"]["load"] == 0.3
+    assert p.raw["transports"]["x"]["roce"]["rto"] == "4ms"
+    assert p.raw["classes"][0]["workload"]["load"] == 0.5
+
+
 def test_missing_file_and_bad_toml(tmp_path: Path, fake) -> None:
     with pytest.raises(ConfigError) as e:
         dcnsim.validate(str(tmp_path / "nope.toml"))
