@@ -16,6 +16,7 @@ above the p99). Runs are cached in --runs like a reproduction's.
     python tools/ablations/tlt.py fig6-sack-pfc --runs /tmp/tlt-abl       # PFC's XOFF alpha
     python tools/ablations/tlt.py fig6-hpcc-pfc --runs /tmp/tlt-abl       # the same, HPCC
     python tools/ablations/tlt.py fig6-reading --runs /tmp/tlt-abl        # reference timing
+    python tools/ablations/tlt.py fig6-hpcc --runs /tmp/tlt-abl           # HPCC's base RTT
 
 The reduced scale is the reproduction's (seeds 1 and 2, 10 ms), the full scale its --full
 (seeds 1-5, 240 ms), so an arm's "preset" line is the reproduction's own run.
@@ -143,6 +144,17 @@ FIG6_DCQCN_MARK: dict[str, tuple[str, dict[str, Any]]] = {
     for arm, ch in (("", {}), (", RED at dequeue", {"switch.ecn.at": "dequeue"}))
 }
 
+#: Lossy HPCC and HPCC + TLT (Fig6-hpcc: the paper's lossy background 3.4x TLT's): the one
+#: change is HPCC's base RTT T, every QP's own path RTT (the preset) or one network-wide T
+#: as the TLT RoCE reference runs it (`GLOBAL_T 1`: T = its largest base RTT, about 8.8 us
+#: on its topology, the same shape as this one, so a QP starts with that BDP as its window,
+#: about twice its own within a rack).
+FIG6_HPCC: dict[str, tuple[str, dict[str, Any]]] = {
+    f"{label}{arm}": (v, ch)
+    for label, v in (("lossy", "base"), ("+TLT", "tlt"))
+    for arm, ch in (("", {}), (", base RTT 8.8 us", {"transports.hpcc.roce.base_rtt": "8.8us"}))
+}
+
 #: Each ablation: the transport its arms run (a key of ``roce.LABEL``) and the arms.
 ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
     "fig6-dcqcn": ("dcqcn", FIG6_DCQCN),
@@ -153,6 +165,7 @@ ABLATIONS: dict[str, tuple[str, dict[str, tuple[str, dict[str, Any]]]]] = {
     "fig6-irn": ("dcqcn_irn", FIG6_IRN),
     "fig6-sack-pfc": ("dcqcn_sack", pfc_alpha_arms()),
     "fig6-hpcc-pfc": ("hpcc", pfc_alpha_arms()),
+    "fig6-hpcc": ("hpcc", FIG6_HPCC),
 }
 
 #: Ablations that change no run, only how the reproduction's own runs are read
