@@ -64,6 +64,9 @@ FIG6_DCQCN: dict[str, tuple[str, dict[str, Any]]] = {
     "+TLT, nack_interval 0": ("tlt", {"transports.dcqcn.roce.nack_interval": "0s"}),
     "lossy, nack_interval 1 s": ("base", {"transports.dcqcn.roce.nack_interval": "1s"}),
     "lossy, nack_interval 0": ("base", {"transports.dcqcn.roce.nack_interval": "0s"}),
+    # no congestion control at all (no rate cut, from a CNP or anything else): a bound on
+    # what the CNPs' timing (the reference piggybacks them on ACKs) could change
+    "+TLT, cc none": ("tlt", {"transports.dcqcn.roce.cc": "none"}),
 }
 
 #: Vanilla DCQCN with PFC (TLT-Fig6-dcqcn-pfc): TLT+PFC against PFC, and TLT+PFC with

@@ -143,7 +143,12 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "TLT has 4.42 / 2.53 / 2.53 ms (fct_s 4.72 / 2.72 / 2.70), lossy 5.22 / 5.26 / 4.91, "
             "+PFC 1.42 / 1.37 / 1.44, DCQCN+SACK+TLT 1.41 ms over the seeds: a round's red "
             "middle packets are dropped in the fabric and never reach the host, so counting "
-            "what arrives out of order gains little."
+            "what arrives out of order gains little. Nor DCQCN's rate cuts, so nor when its "
+            "CNPs come (the reference sets a CNP flag on the ACK or NACK a marked packet gets, "
+            "none for a discarded one; ours sends a CNP per marked packet): with no congestion "
+            "control at all (tools/ablations/tlt.py fig6-dcqcn, arm '+TLT, cc none', seeds 1 / "
+            "2 / 3) TLT's foreground p99.9 is 3.05 / 2.95 / 3.20 ms, its tail flows taking as "
+            "many rounds (6.96 / 6.83 / 6.96 at the p99)."
         ),
         "full": (
             "Per run, seeds 1–5: TLT removes most of vanilla DCQCN's foreground timeouts (lossy "
