@@ -385,9 +385,7 @@ impl RoceFlow {
         self.tlt.send_important = true;
         cx.rearm(Timer::Pace);
     }
-}
 
-impl RoceFlow {
     /// The responder's host got data packet `p` of an `n`-packet message, whatever its NIC
     /// makes of it: the TLT RoCE reference's application-level timing (`seen.rs`). The flow
     /// starts at the send time of the first copy of PSN 0 to arrive; it is whole at an
