@@ -25,7 +25,13 @@ pub struct Seen {
 
 impl Seen {
     /// Records that PSN `psn` arrived.
+    #[inline]
     pub fn insert(&mut self, psn: u64) {
+        if psn == self.lo && self.words.is_empty() {
+            // In order with nothing seen beyond: no bitmap.
+            self.lo += 1;
+            return;
+        }
         if psn < self.lo {
             return;
         }
@@ -84,12 +90,20 @@ mod tests {
     }
 
     #[test]
-    fn in_order_arrivals_keep_at_most_one_word() {
+    fn in_order_arrivals_keep_no_bitmap() {
         let mut s = Seen::default();
         for psn in 0..10_000 {
             s.insert(psn);
-            assert!(s.words.len() <= 1);
+            assert!(s.words.is_empty());
         }
         assert!(s.all_below(10_000));
+        // A gap after an in-order run: the bitmap starts at the run's end.
+        s.insert(10_070);
+        s.insert(10_001);
+        assert!(s.all_below(10_000) && !s.all_below(10_001));
+        for psn in 10_000..10_070 {
+            s.insert(psn);
+        }
+        assert!(s.all_below(10_071) && !s.all_below(10_072));
     }
 }
