@@ -172,7 +172,11 @@ ROCE_MISS_NOTES: dict[str, dict[str, str]] = {
             "generator's load (0.5 "
             "instead of 0.4, tools/ablations/tlt.py fig6-dcqcn-load --full, the one change) the "
             "gap stays: lossy 5.84–9.56 ms, +PFC 2.03–2.54 ms, TLT 5.74–7.41 ms (834–2,220 "
-            "foreground timeouts) per run."
+            "foreground timeouts) per run. Nor the reference's FCT reading (tools/ablations/"
+            "tlt.py fig6-reading --full, the same runs read again; the reduced-scale note says "
+            "what it counts): TLT's foreground p99.9 is 5.95 [5.68, 6.18] ms read so against "
+            "6.13 [5.98, 6.53] by fct_s (lossy 8.56 / 8.57, +PFC 1.56 / 1.59 ms), lossy ÷ TLT "
+            "1.44 [0.727, 1.6] against 1.40 [0.711, 1.55]."
         ),
     },
     "Fig6-sack-pfc": {
