@@ -210,7 +210,8 @@ def _fig7b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
         a = tree_runs(c, "websearch", objs, "es")
         b = tree_runs(c, "websearch", objs, "c3", **rd)
         c.point(_lbl(rd) + f"{k} without / with C3", a + b, sum(len(r.flows) for r in a + b))
-        fc[k] = (t_fct(a), t_fct(b))
+        # without C3, each mix its own PS flows (compared across mixes below, unpaired)
+        fc[k] = t_fct(a)
         pa, pb, nboth = t_fct_both(a, b)
         ga, gb, g = mean_iv(pa), mean_iv(pb), ratio_iv(pa, pb)
         stats |= {f"{k}_afct_es_s": ga, f"{k}_afct_c3_s": gb, f"{k}_gain": g}
@@ -218,13 +219,13 @@ def _fig7b(c: Ctx, fd: Finding, rd: dict[str, str]) -> None:
     alone = tree_runs(c, "websearch", ("ps",), "none")
     if not rd:  # the same runs under both readings
         c.point("PS alone (L2DCT)", alone, sum(len(r.flows) for r in alone))
-    hurt_ds = ratio_iv(fc["PS+DS"][0], t_fct(alone))
+    hurt_ds = ratio_iv(fc["PS+DS"], t_fct(alone))
     stats["ps_with_ds_over_alone"] = hurt_ds
     fd.stats = stats
     fd.ours = "PS AFCT without → with C3: " + "; ".join(ours) + f"; PS+DS / PS alone ×{hurt_ds}"
     fd.judge(
-        ts_hurts_more_than_ds=band(ratio_iv(fc["PS+TS"][0], fc["PS+DS"][0]), 1 + 1e-9),
-        ts_ds_hurts_more_than_ds=band(ratio_iv(fc["PS+TS+DS"][0], fc["PS+DS"][0]), 1 + 1e-9),
+        ts_hurts_more_than_ds=band(ratio_iv(fc["PS+TS"], fc["PS+DS"]), 1 + 1e-9),
+        ts_ds_hurts_more_than_ds=band(ratio_iv(fc["PS+TS+DS"], fc["PS+DS"]), 1 + 1e-9),
         c3_4x_with_ts_ds=band(stats["PS+TS+DS_gain"], *effect_band(4.0)),
         ds_alone_not_hurt=band(hurt_ds, -math.inf, 1.2),
     )
