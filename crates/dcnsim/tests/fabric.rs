@@ -586,3 +586,58 @@ fn bad_reconfigure_keys_name_the_key() {
         );
     }
 }
+
+/// Two low-priority line-rate streams into one 10G port (2× overload) and, halfway through,
+/// one high-priority packet; the low queue holds 20 packets. Returns (the high packet's
+/// one-way delay, low packets delivered, low packets dropped).
+fn inversion_run(driver_queue: u32) -> (Time, u64, u64) {
+    let g = star(4, G10, US);
+    let sw = SwitchConfig {
+        queues: 2,
+        queue_limit: Some(PerQueue::One(Amount::Pkts(20))),
+        port_limit: None,
+        driver_queue,
+        ..SwitchConfig::default()
+    };
+    let mut sim = Sim::with_configs(&g, &sw, &host(), 1, Ecmp::PerFlow);
+    sim.add_source(src(0, 3, 1, G10, MS));
+    sim.add_source(src(1, 3, 1, G10, MS));
+    let mut hi = src(2, 3, 0, G10, MS);
+    hi.start = MS / 2;
+    hi.max_pkts = 1;
+    sim.add_source(hi);
+    sim.run(Time::MAX, u64::MAX);
+    let s = &sim.sources.stats;
+    assert_eq!(s[2].rx_pkts, 1);
+    (
+        s[2].owd_max,
+        s[0].rx_pkts + s[1].rx_pkts,
+        sim.counters.dropped,
+    )
+}
+
+/// `switch.driver_queue`: a FIFO below the port's class queues that the scheduler fills while
+/// it has room (ns-3's device queue under its traffic-control layer). A high-priority packet
+/// then waits behind the low-priority packets already in it (priority inversion), and the
+/// FIFO's packets are outside the queue limit, so that many more low packets get through.
+#[test]
+fn a_switch_driver_queue_inverts_priority_and_adds_its_packets_to_the_buffer() {
+    let tx = G10.tx_time(1500);
+    let base = 2 * tx + 2 * US;
+    let (owd0, rx0, drop0) = inversion_run(0);
+    let (owd10, rx10, drop10) = inversion_run(10);
+    // Without a driver queue the high packet waits at most for the low packet on the wire.
+    assert!(owd0 >= base && owd0 <= base + tx, "{owd0} vs {base}");
+    // With ten packets in the FIFO it waits for them too (and at most one more on the wire).
+    assert!(
+        owd10 >= base + 10 * tx && owd10 <= base + 11 * tx,
+        "{owd10} vs {base}"
+    );
+    assert!(drop0 > 0);
+    assert_eq!(
+        rx10,
+        rx0 + 10,
+        "the FIFO holds ten packets the queue limit would drop"
+    );
+    assert_eq!(drop10 + 10, drop0);
+}

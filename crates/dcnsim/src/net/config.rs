@@ -403,6 +403,18 @@ pub struct SwitchConfig {
     pub colour: Option<ColourConfig>,
     /// PFC (IEEE 802.1Qbb); none = off.
     pub pfc: Option<PfcConfig>,
+    /// Packets the FIFO driver (device) queue below each egress port's class queues holds,
+    /// as in a simulator whose switch is a node with a qdisc above a device queue (ns-3's
+    /// `TrafficControlLayer` over a `PointToPointNetDevice`'s `TxQueue`). Its packets are
+    /// outside the port, queue and shared-buffer limits. 0 = none (the default): the port
+    /// serves its class queues directly. Left out of the normalized scenario when 0, so
+    /// scenarios without it keep their config hash.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub driver_queue: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for SwitchConfig {
@@ -420,6 +432,7 @@ impl Default for SwitchConfig {
             shared_buffer: None,
             colour: None,
             pfc: None,
+            driver_queue: 0,
         }
     }
 }

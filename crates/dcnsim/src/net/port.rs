@@ -88,7 +88,7 @@ impl Profile {
         self
     }
     pub fn switch(cfg: &SwitchConfig) -> Profile {
-        Profile::compile(&cfg.port(), 0)
+        Profile::compile(&cfg.port(), cfg.driver_queue)
     }
     pub fn host(cfg: &HostConfig) -> Profile {
         Profile::compile(&cfg.port(), cfg.driver_queue)
