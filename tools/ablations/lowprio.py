@@ -30,6 +30,7 @@ run the SJF and the 9-node co-location points at full scale (seeds 1-3).
     python tools/ablations/lowprio.py fig3a-buffer --runs /tmp/lpf-abl    # low queue 192 KB
     python tools/ablations/lowprio.py fig3a-lossless --runs /tmp/lpf-abl  # low queue 100 MB
     python tools/ablations/lowprio.py fig3a-nohigh --runs /tmp/lpf-abl    # no high priority
+    python tools/ablations/lowprio.py fig3a-driver --runs /tmp/lpf-abl    # switch driver queue
     python tools/ablations/lowprio.py fig3a-tail --runs /tmp/lpf-abl      # who sets the p99
     python tools/ablations/lowprio.py fig3c-sizes --runs /tmp/lpf-abl     # DM/WS by size
     python tools/ablations/lowprio.py fig3c-cap --runs /tmp/lpf-abl       # DM <= 100 MB
@@ -39,6 +40,8 @@ run the SJF and the 9-node co-location points at full scale (seeds 1-3).
     python tools/ablations/lowprio.py fig3c-share --runs OUT     # Near-Opt max-min share
     python tools/ablations/lowprio.py fig3c-nohigh --runs OUT    # without the high class
     python tools/ablations/lowprio.py fig3c-lossless --runs OUT  # low queue 100 MB
+    python tools/ablations/lowprio.py fig3c-driver --runs OUT    # switch driver queue 100
+    python tools/ablations/lowprio.py fig3c-profile --runs OUT   # low TCP on ns-3 / Linux
     python tools/ablations/lowprio.py fig2a --runs /tmp/lpf-abl           # testbed settings
 """
 
@@ -54,10 +57,12 @@ import pandas as pd
 from lowprio_sjf import (
     replay_low,
     sjf_cap,
+    sjf_driver,
     sjf_horizon,
     sjf_load,
     sjf_lossless,
     sjf_nohigh,
+    sjf_profile,
     sjf_reading,
     sjf_share,
     sjf_sizes,
@@ -123,6 +128,12 @@ SCENARIO_ARMS: dict[str, dict[str, dict[str, Any]]] = {
             "switch.port_limit": "100128KB",
         }
     },
+    # a 100-packet FIFO driver (device) queue below every switch port's two class queues, as
+    # the hosts have (LPF §3: "we limit the driver queue to 100 packets"): in ns-3, LPF's
+    # simulator, a switch is a node whose priority qdisc sits over the same device queue.
+    # Its packets are outside the 192 KB port buffer, and high-priority packets wait behind
+    # the low-priority ones in it
+    "fig3a-driver": {"switch driver queue 100": {"switch.driver_queue": 100}},
 }
 
 
@@ -320,6 +331,8 @@ ABLATIONS = (
     "fig3c-share",
     "fig3c-nohigh",
     "fig3c-lossless",
+    "fig3c-driver",
+    "fig3c-profile",
     "fig2a",
 )
 
@@ -359,6 +372,8 @@ def main() -> None:
         "fig3c-share": sjf_share,
         "fig3c-nohigh": sjf_nohigh,
         "fig3c-lossless": sjf_lossless,
+        "fig3c-driver": sjf_driver,
+        "fig3c-profile": sjf_profile,
     }
     if a.ablation in whole:
         whole[a.ablation](pool)

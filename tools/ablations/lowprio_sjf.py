@@ -342,6 +342,31 @@ def sjf_lossless(pool: fw.Pool) -> None:
     _sjf_both_changed(pool, "low queue 100 MB", lossless)
 
 
+def sjf_driver(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change: a 100-packet FIFO driver queue below every
+    switch port's class queues (as fig3a-driver), in the TCP replay and the Near-Opt replay
+    alike."""
+
+    def driver(sc: dict[str, Any]) -> dict[str, Any]:
+        sc["switch"]["driver_queue"] = 100
+        return sc
+
+    _sjf_both_changed(pool, "switch driver queue 100", driver)
+
+
+def sjf_profile(pool: fw.Pool) -> None:
+    """LPF-Fig3c at high load with one change of the low-priority TCP: the defaults LPF does
+    not state taken from ns-3 (its simulator) or Linux, LPF's own keys kept (as
+    fig3a-profile). The Near-Opt replays are the reproduction's."""
+    for prof in ("ns3", "linux"):
+        _sjf_replayed(
+            pool,
+            f"low TCP profile {prof}",
+            lambda run: L._replay(run, "lpf_sjf"),
+            lambda run, prof=prof: replay_low(run, "lpf_sjf", profile=prof),
+        )
+
+
 def sjf_load(pool: fw.Pool) -> None:
     """LPF-Fig3c with one change: the high load (the paper says only "> 40%"; the
     reproduction's 50% is a choice). Both workloads at 40, 50, 60 and 70%, full scale as the
