@@ -406,8 +406,9 @@ pub struct SwitchConfig {
     /// Packets the FIFO driver (device) queue below each egress port's class queues holds,
     /// as in a simulator whose switch is a node with a qdisc above a device queue (ns-3's
     /// `TrafficControlLayer` over a `PointToPointNetDevice`'s `TxQueue`). Its packets are
-    /// outside the port, queue and shared-buffer limits. 0 = none (the default): the port
-    /// serves its class queues directly. Left out of the normalized scenario when 0, so
+    /// outside the port, queue, shared-buffer and colour limits (PFC's ingress counts still
+    /// hold them until they leave). 0 = none (the default): the port serves its class
+    /// queues directly. Left out of the normalized scenario when 0, so
     /// scenarios without it keep their config hash.
     #[serde(skip_serializing_if = "is_zero")]
     pub driver_queue: u32,
