@@ -183,6 +183,8 @@ def test_addresses_stay_in_the_benchmarking_range():
         ({"switch.shared_buffer": "1MB"}, "switch.shared_buffer"),
         ({"switch.ecn": {"kind": "step", "k": "20pkt"}}, "switch.ecn"),
         ({"switch.port_limit": "100pkt"}, "switch.port_limit"),
+        ({"switch.driver_queue": 100}, "switch.driver_queue"),
+        ({"host.driver_queue": 100}, "host.driver_queue"),
         ({"transports.lx.cc": "dctcp"}, "classes[0].transport"),
     ],
 )  # fmt: skip

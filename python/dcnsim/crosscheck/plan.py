@@ -187,8 +187,8 @@ def check_scenario(sc: Mapping[str, Any], caps: Capabilities) -> list[str]:
                 "(fifo, strict, drr)",
                 f"{side}.scheduler.kind",
             )
-        if side == "host" and port.get("driver_queue"):
-            raise ConfigError("no driver queue on the kernel side", "host.driver_queue")
+        if port.get("driver_queue"):
+            raise ConfigError("no driver queue on the kernel side", f"{side}.driver_queue")
     sw = sc["switch"]
     for key, default in (
         ("shared_buffer", None),
