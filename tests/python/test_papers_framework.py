@@ -445,3 +445,57 @@ def test_a_reproduction_loads_only_the_flow_columns_it_declares(tmp_path, real_c
         fw.Pool(tmp_path, 1, False, ("fct_s", "fct_typo"))._load(h)
     with pytest.raises(TypeError, match="flow_columns: a sequence"):
         fw.load_results(tmp_path / "runs" / h, flow_columns="fct_s")
+
+
+def test_a_percentile_counted_from_a_resample_is_numpys_to_the_bit() -> None:
+    """Pct on a lazy replicate (ranks counted, nothing gathered or selected) gives what
+    np.percentile gives on the gathered rows, to the bit: at every q the reproductions use and
+    at the edges (one row, q = 0 and 100), with ties, with unfinished flows (+inf, where
+    numpy's nan reads as +inf) and with NaN rows."""
+    rng = np.random.default_rng(11)
+    qs = (0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 100.0)
+    for case in range(300):
+        k = int(rng.integers(1, 4))
+        sizes = rng.integers(0 if case % 7 else 1, 60 if case % 3 else 3000, k)
+        # seeds of scales far apart: a replicate of the small ones has no row above the
+        # threshold the pooled rows give (the selection's fallback)
+        arrays = [
+            np.round(rng.exponential(10.0 ** int(rng.integers(-2, 3)), n), int(rng.integers(1, 4)))
+            for n in sizes
+        ]
+        for a in arrays:
+            if len(a) and case % 4 == 0:
+                a[rng.integers(0, len(a), 1 + len(a) // 20)] = np.inf
+            if len(a) and case % 29 == 0:
+                a[rng.integers(0, len(a))] = np.nan
+        ranked = stats._Ranked.of(arrays)
+        if ranked is None:
+            continue
+        for fixed in (False, True):
+            d = stats._draw([arrays], rng, fixed=fixed)[0]
+            gathered = stats._gather([arrays], [d])[0]
+            lazy = stats.Resample(ranked, d)
+            assert len(lazy) == len(gathered)
+            for q in qs:
+                want, got = stats.Pct(q)(gathered), stats.Pct(q)(lazy)
+                assert (math.isnan(want) and math.isnan(got)) or want == got, (case, q, want, got)
+            assert np.array_equal(np.asarray(lazy), gathered, equal_nan=True)
+
+
+def test_a_lazy_bootstrap_gives_the_eager_interval() -> None:
+    """bootstrap(..., lazy=True) hands ``stat`` Resamples instead of gathered arrays: the
+    same draws, so the same interval to the bit (paired groups included), and a ``stat``
+    that reads a Resample otherwise than through Pct gets the gathered rows."""
+    rng = np.random.default_rng(5)
+    a = [rng.exponential(1.0, n) for n in (4000, 3500, 4200)]
+    b = [2 * v + rng.exponential(0.1, len(v)) for v in a]
+    seeds, ids = (1, 2, 3), [np.arange(len(v)) for v in a]
+    ga, gb = fw.PerSeed(a, seeds, ids), fw.PerSeed(b, seeds, ids)
+    p99, p999 = stats.Pct(99), stats.Pct(99.9)
+
+    def ratio(u, v):
+        return p99(u) / p999(v)
+
+    assert fw.bootstrap(ratio, ga, gb, n=80, lazy=True) == fw.bootstrap(ratio, ga, gb, n=80)
+    mean = lambda u: float(np.mean(u))  # noqa: E731
+    assert fw.bootstrap(mean, a, n=40, lazy=True) == fw.bootstrap(mean, a, n=40)

@@ -222,6 +222,103 @@ def _gather(groups: Sequence[Sequence[np.ndarray]], draws: list) -> list:
     return out
 
 
+class Pct:
+    """The q-th percentile of a sample, as ``np.percentile``'s default (linear) method gives
+    it: nan for an empty sample, and +inf where numpy gives nan, i.e. where the percentile
+    falls among unfinished flows (+inf: numpy interpolates between two infinities to nan).
+
+    Given a :class:`Resample` (a replicate of :func:`bootstrap` with ``lazy=True``) it selects
+    the two order statistics it needs among the few rows above a threshold instead of
+    partitioning every row, with the same result to the last bit
+    (tests/python/test_papers_framework.py checks it against ``np.percentile``)."""
+
+    __slots__ = ("q",)
+
+    def __init__(self, q: float) -> None:
+        self.q = float(q)
+
+    def __call__(self, v: Any) -> float:
+        if not len(v):
+            return math.nan
+        x = v.percentile(self.q) if isinstance(v, Resample) else float(np.percentile(v, self.q))
+        return math.inf if math.isnan(x) else x
+
+
+class _Ranked:
+    """A group of per-seed 1-D arrays and their pooled rows sorted (once per bootstrap): a
+    replicate's order statistics lie near the pooled ones, which give the thresholds."""
+
+    def __init__(self, group: Sequence[np.ndarray]) -> None:
+        self.group = group
+        pooled = np.concatenate([np.asarray(a, dtype=float) for a in group])
+        self.sorted = np.sort(pooled)  # NaNs last
+        self.nan = bool(np.isnan(self.sorted[-1]))
+
+    @staticmethod
+    def of(group: Sequence[np.ndarray]) -> _Ranked | None:
+        ok = len(group) and all(np.ndim(a) == 1 for a in group)
+        return _Ranked(group) if ok and sum(len(a) for a in group) else None
+
+
+class Resample:
+    """One replicate of a group in :func:`bootstrap` with ``lazy=True``: its rows drawn and
+    gathered, and the group's pooled order for :class:`Pct`. Anything else than a
+    :class:`Pct` gets the gathered array (``np.asarray``), the same as an eager bootstrap's."""
+
+    __slots__ = ("_g", "_r")
+
+    def __init__(self, ranked: _Ranked, draws: list) -> None:
+        self._r = ranked
+        self._g = np.asarray(_gather([ranked.group], [draws])[0], dtype=float)
+
+    def __len__(self) -> int:
+        return len(self._g)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._g if dtype is None else self._g.astype(dtype)
+
+    def percentile(self, q: float) -> float:
+        """``np.percentile`` of the rows, numpy's arithmetic step by step (linear method:
+        numpy/lib/_function_base_impl.py, ``_quantile``, ``_get_indexes``, ``_lerp``); its
+        two order statistics are selected among the rows at or above a threshold taken
+        from the pooled rows, with room to spare (all rows if too few are above it)."""
+        g, r = self._g, self._r
+        if r.nan and np.isnan(g).any():
+            return math.nan  # numpy's percentile of rows with a NaN
+        m = len(g)
+        virtual = (m - 1) * (q / 100.0)
+        if virtual >= m - 1:  # numpy takes the last row twice, its "previous index" being -1
+            lo = hi = m - 1
+            gamma = virtual - -1
+        else:
+            lo = math.floor(virtual)
+            hi = lo + 1
+            gamma = virtual - lo
+        need = m - lo  # rows from the lower order statistic up
+        n = len(r.sorted)
+        cut = n - min(n, 2 * need * n // m + 64)
+        top = g[g >= r.sorted[cut]] if cut > 0 and 4 * need < m else g
+        if len(top) < need:
+            top = g
+        base = m - len(top)
+        part = np.partition(top, (lo - base, hi - base) if hi > lo else lo - base)
+        a, b = float(part[lo - base]), float(part[hi - base])
+        with np.errstate(invalid="ignore"):
+            d = np.float64(b) - np.float64(a)
+            x = np.float64(a) + d * gamma
+            if gamma >= 0.5:
+                x = np.float64(b) - d * (1 - gamma)
+        return float(x)
+
+
+def _lazy(groups: Sequence[Sequence[np.ndarray]], ranked: list, draws: list) -> list:
+    """A replicate's groups: a :class:`Resample` where the group is ranked, else gathered."""
+    return [
+        Resample(rk, d) if rk is not None else _gather([g], [d])[0]
+        for g, rk, d in zip(groups, ranked, draws, strict=True)
+    ]
+
+
 #: Threads that evaluate a bootstrap's replicates (the draws stay on one generator, in
 #: order; gathering the rows and computing the statistic, mostly numpy calls that can run
 #: outside the GIL, run on these threads). 1 = all on the calling thread.
@@ -236,18 +333,22 @@ def _replicates(
     n: int,
     seed: int,
     fixed: bool = False,
+    ranked: list | None = None,
 ) -> np.ndarray:
     """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
-    the threads (drawn in replicate order on this thread), so the replicates are too."""
+    the threads (drawn in replicate order on this thread), so the replicates are too.
+    ``ranked`` (one :class:`_Ranked` or None per group): hand ``stat`` a :class:`Resample`
+    for each ranked group instead of its gathered rows."""
     rng = np.random.default_rng(seed)
     plan = _pairing(groups)
     rows = sum(len(a) for g in groups for a in g)
     threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
+
+    def rep(d: list) -> float:
+        return stat(*(_gather(groups, d) if ranked is None else _lazy(groups, ranked, d)))
+
     if threads <= 1:
-        return np.array(
-            [stat(*_gather(groups, _draw(groups, rng, plan, fixed))) for _ in range(n)],
-            dtype=float,
-        )
+        return np.array([rep(_draw(groups, rng, plan, fixed)) for _ in range(n)], dtype=float)
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
@@ -256,7 +357,7 @@ def _replicates(
         pending: deque = deque()
         for _ in range(n):
             d = _draw(groups, rng, plan, fixed)
-            pending.append(ex.submit(lambda d=d: stat(*_gather(groups, d))))
+            pending.append(ex.submit(rep, d))
             if len(pending) > 2 * threads:  # bounded: a replicate's draws are as big as its rows
                 out.append(pending.popleft().result())
         out.extend(f.result() for f in pending)
@@ -269,6 +370,7 @@ def bootstrap(
     n: int = BOOT,
     level: float = LEVEL,
     seed: int = 0,
+    lazy: bool = False,
 ) -> Interval:
     """``stat(*arrays)`` on the pooled data and its cluster-bootstrap interval.
 
@@ -279,19 +381,27 @@ def bootstrap(
     random streams), and where their rows at a seed are the same flows, the rows drawn
     there; other groups are resampled independently. The seeds' part of the interval is then
     widened for the number of seeds (:func:`_seed_inflation`; a second set of ``n``
-    replicates, every seed kept, measures the rest)."""
+    replicates, every seed kept, measures the rest).
+
+    ``lazy``: ``stat`` receives each group of 1-D arrays as a :class:`Resample`, from which a
+    :class:`Pct` counts its percentile without gathering or selecting (the same values, far
+    less work on large groups); use it when ``stat`` reads its groups through :class:`Pct`
+    (anything else it does with one gathers it)."""
     pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)
     est = float(stat(*pooled))
-    lo, hi = _percentiles(_replicates(stat, groups, n, seed), level)
+    ranked = [_Ranked.of(g) for g in groups] if lazy else None
+    lo, hi = _percentiles(_replicates(stat, groups, n, seed, ranked=ranked), level)
     if np.isnan(lo) or np.isnan(hi):
         return Interval(est, math.nan, math.nan)
     # the pooled estimate is always inside its own interval
     lo, hi = min(lo, est), max(hi, est)
     c = _seed_inflation(min(len(g) for g in groups), level)
     if c > 1 and math.isfinite(est):
-        wlo, whi = _percentiles(_replicates(stat, groups, n, seed + 1, fixed=True), level)
+        wlo, whi = _percentiles(
+            _replicates(stat, groups, n, seed + 1, fixed=True, ranked=ranked), level
+        )
         wlo, whi = min(wlo, est), max(whi, est)  # nan (no finite replicate) stays nan
         # a positive statistic (a ratio, a percentile) is widened on the log scale, so its
         # interval stays positive; any other on its own scale, and one whose replicates'

@@ -363,8 +363,8 @@ def eval_buffers(c: Ctx, fd: Finding) -> None:
                 runs = _get(c, s, x, buffer=b)
                 fct[s] = short_fct(runs)
                 _record(c, f"{b}, {s} {x:.0%}", runs)
-            dp = bootstrap(lambda u, v: f(u) / f(v), fct["dctcp"], fct["pias"])
-            pr = bootstrap(lambda u, v: f(u) / f(v), fct["pias"], fct["resqueue"])
+            dp = bootstrap(lambda u, v: f(u) / f(v), fct["dctcp"], fct["pias"], lazy=True)
+            pr = bootstrap(lambda u, v: f(u) / f(v), fct["pias"], fct["resqueue"], lazy=True)
             md = {s: max_short_drops(_get(c, s, x, buffer=b)) for s in SCHEMES}
             parts.append(
                 f"{b} @ {x:.0%}: p99.9 DCTCP/PIAS {dp}, PIAS/RQ {pr}, max drops "

@@ -69,7 +69,8 @@ def _deg_ratio(c: Ctx) -> dict[tuple[int, float], Interval]:
     if "deg_ratio" not in m:
         f = _pct(99)
         m["deg_ratio"] = {
-            k: bootstrap(lambda u, v: f(u) / f(v), v["resqueue"], v["pias"]) for k, v in dd.items()
+            k: bootstrap(lambda u, v: f(u) / f(v), v["resqueue"], v["pias"], lazy=True)
+            for k, v in dd.items()
         }
     return m["deg_ratio"]
 
@@ -95,6 +96,7 @@ def eval_fig5_avg(c: Ctx, fd: Finding) -> None:
         lambda *a: float(np.mean([f(a[i]) / f(a[n + i]) for i in range(n)])),
         *(dd[k]["pias"] for k in keys),
         *(dd[k]["resqueue"] for k in keys),
+        lazy=True,
     )
     fd.stats = {"pias_over_resqueue_p99": g}
     fd.ours = f"mean over degrees and loads > 40% of PIAS ÷ ResQueue p99: {g}"

@@ -72,12 +72,12 @@ def _mean_gain(a: dict[float, list], b: dict[float, list], loads: Sequence[float
     def stat(*arrs: np.ndarray) -> float:
         return float(np.mean([f(arrs[i]) / f(arrs[n + i]) for i in range(n)]))
 
-    return bootstrap(stat, *(a[x] for x in loads), *(b[x] for x in loads))
+    return bootstrap(stat, *(a[x] for x in loads), *(b[x] for x in loads), lazy=True)
 
 
 def _per_load(a: dict[float, list], b: dict[float, list], q: float) -> dict[float, Interval]:
     f = _pct(q)
-    return {x: bootstrap(lambda u, v: f(u) / f(v), a[x], b[x]) for x in a}
+    return {x: bootstrap(lambda u, v: f(u) / f(v), a[x], b[x], lazy=True) for x in a}
 
 
 def _scheme_ratio(c: Ctx, sa: str, sb: str, q: float) -> dict[float, Interval]:
@@ -313,6 +313,7 @@ def _eval_high(q: str) -> Any:
             lambda *a: min(f(a[i]) / f(a[n + i]) for i in range(n)),
             *(fct["pias"][x] for x in loads),
             *(fct["resqueue"][x] for x in loads),
+            lazy=True,
         )
         fd.stats = {"min_gain_high": g}
         fd.ours = f"min over loads ≥ 60% of PIAS ÷ ResQueue {q}: {g}"
@@ -526,8 +527,9 @@ def eval_motiv(c: Ctx, fd: Finding) -> None:
     # (then flows), not (load, seed) cells, which would resample the load mix itself.
     allf, rep = _pias_pooled(c)
     med = _pct(50)
-    m_rep = bootstrap(med, rep) if sum(map(len, rep)) else Interval(math.nan, math.nan, math.nan)
-    m_all = bootstrap(med, allf)
+    nan = Interval(math.nan, math.nan, math.nan)
+    m_rep = bootstrap(med, rep, lazy=True) if sum(map(len, rep)) else nan
+    m_all = bootstrap(med, allf, lazy=True)
     fd.stats = {
         "median_fct_repeat_dropped_ms": m_rep.scaled(1e3),
         "median_fct_us": m_all.scaled(1e6),
@@ -549,7 +551,7 @@ def eval_motiv(c: Ctx, fd: Finding) -> None:
                 f"1 MB flows {np.mean(w < 100e-6):.0%}, {np.median(w) * 1e6:.0f} µs)"
             )
         nol, _ = _pias_pooled(c, large=False)
-        m_nol = bootstrap(med, nol).scaled(1e6)
+        m_nol = bootstrap(med, nol, lazy=True).scaled(1e6)
         n = len(c.scale.loads)
         per_seed = [float(np.median(v)) * 1e6 for v in allf]
         fd.note += (

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...results import Results
 from ..framework import Ctx, FlowRows, Interval, bootstrap, seeded
-from ..stats import _t_quantile
+from ..stats import Pct, _t_quantile
 
 #: The flows-table columns the figures read (a loaded run keeps only these, 10 of 49: a
 #: full-scale run loads as 14 MB instead of 95 MB, so the pool's cache holds about all 480).
@@ -76,17 +76,10 @@ def max_short_drops(runs: Sequence[Results]) -> int:
     return int(max((_short(r)["max_pkt_drops"].max() for r in runs), default=0))
 
 
-def _pct(q: float) -> Any:
-    """The q-th percentile; unfinished flows are +inf, and a percentile that falls among them
-    is +inf (numpy's interpolation between two infinities would give nan)."""
-
-    def f(v: np.ndarray) -> float:
-        if not len(v):
-            return math.nan
-        x = float(np.percentile(v, q))
-        return math.inf if math.isnan(x) else x
-
-    return f
+#: The q-th percentile; unfinished flows are +inf, and a percentile that falls among them is
+#: +inf (numpy's interpolation between two infinities would give nan). A bootstrap whose
+#: statistic reads its groups only through it runs with ``lazy=True`` (papers/stats.py).
+_pct = Pct
 
 
 QS = {"p99": 99.0, "p99.9": 99.9}
@@ -136,7 +129,7 @@ def _memo(c: Ctx) -> dict[Any, Any]:
 
 def _pct_ratio(q: float, a: list[np.ndarray], b: list[np.ndarray]) -> Interval:
     f = _pct(q)
-    return bootstrap(lambda u, v: f(u) / f(v), a, b)
+    return bootstrap(lambda u, v: f(u) / f(v), a, b, lazy=True)
 
 
 @seeded

@@ -63,14 +63,14 @@ def _eval_reserve(sem: str) -> Any:
             rq[kb] = short_fct(runs)
             _record(c, f"resqueue {sem} {kb:g} KB", runs)
         f = _pct(99.9)
-        norm = {kb: bootstrap(lambda u, v: f(u) / f(v), rq[kb], pias) for kb in sizes}
+        norm = {kb: bootstrap(lambda u, v: f(u) / f(v), rq[kb], pias, lazy=True) for kb in sizes}
         small = [kb for kb in sizes if 0 < kb < 5] or [min(sizes)]
         big = [kb for kb in sizes if kb > 20]
         checks = {f"{kb:g}KB_equals_PIAS": band(norm[kb], 1 / 1.15, 1.15) for kb in small}
         if 20 in rq:
             checks["20KB_helps"] = band(norm[20], 0, 1 / 1.15)
             for kb in big:
-                rel = bootstrap(lambda u, v: f(u) / f(v), rq[kb], rq[20])
+                rel = bootstrap(lambda u, v: f(u) / f(v), rq[kb], rq[20], lazy=True)
                 checks[f"{kb:g}KB_no_further_gain"] = band(rel, 1 / 1.15, 1.15)
         fd.stats = {f"p999_{kb:g}KB_over_pias": v for kb, v in norm.items()}
         fd.ours = f"p99.9 ÷ PIAS ({sem} semantics, load {x:.0%}): " + ", ".join(
