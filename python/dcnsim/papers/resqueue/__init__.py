@@ -121,10 +121,10 @@ TITLE = "ResQueue: A Smarter Datacenter Flow Scheduler (Rezaei & Vamanan, WWW 20
 #: Wall time of `dcnsim reproduce resqueue` (measured; docs/cli.md), for `reproduce --help`.
 EXPECTED_TIME = (
     "reduced: about 4.3 min in all on two cores (294 runs in 1.4 min from an empty cache, "
-    "then 2.8 min of bootstrap intervals, measured apart on a quiet machine, 2026-11-28); --full: about 40 min (480 runs on 8 "
-    "seeds: 14 min of simulation measured for 448 of them; evaluating the cached runs took 22 "
-    "min on 2026-11-27, before the bootstrap's percentiles got faster, a largest resident "
-    "size of 11.3 GB)"
+    "then 2.8 min of bootstrap intervals, measured apart on a quiet machine, 2026-11-28); "
+    "--full: about 40 min (480 runs on 8 seeds: 14 min of simulation measured for 448 of "
+    "them; evaluating the cached runs took 22 min on 2026-11-27, before the bootstrap's "
+    "percentiles got faster, a largest resident size of 11.3 GB)"
 )
 
 
