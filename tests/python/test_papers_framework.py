@@ -468,13 +468,13 @@ def test_a_percentile_counted_from_a_resample_is_numpys_to_the_bit() -> None:
                 a[rng.integers(0, len(a), 1 + len(a) // 20)] = np.inf
             if len(a) and case % 29 == 0:
                 a[rng.integers(0, len(a))] = np.nan
-        ranked = stats._Ranked.of(arrays)
-        if ranked is None:
+        pooled = stats._Sorted.of(arrays)
+        if pooled is None:
             continue
         for fixed in (False, True):
             d = stats._draw([arrays], rng, fixed=fixed)[0]
             gathered = stats._gather([arrays], [d])[0]
-            lazy = stats.Resample(ranked, d)
+            lazy = stats.Resample(pooled, d)
             assert len(lazy) == len(gathered)
             for q in qs:
                 want, got = stats.Pct(q)(gathered), stats.Pct(q)(lazy)

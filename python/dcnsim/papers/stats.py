@@ -244,7 +244,7 @@ class Pct:
         return math.inf if math.isnan(x) else x
 
 
-class _Ranked:
+class _Sorted:
     """A group of per-seed 1-D arrays and their pooled rows sorted (once per bootstrap): a
     replicate's order statistics lie near the pooled ones, which give the thresholds."""
 
@@ -255,9 +255,9 @@ class _Ranked:
         self.nan = bool(np.isnan(self.sorted[-1]))
 
     @staticmethod
-    def of(group: Sequence[np.ndarray]) -> _Ranked | None:
+    def of(group: Sequence[np.ndarray]) -> _Sorted | None:
         ok = len(group) and all(np.ndim(a) == 1 for a in group)
-        return _Ranked(group) if ok and sum(len(a) for a in group) else None
+        return _Sorted(group) if ok and sum(len(a) for a in group) else None
 
 
 class Resample:
@@ -267,9 +267,9 @@ class Resample:
 
     __slots__ = ("_g", "_r")
 
-    def __init__(self, ranked: _Ranked, draws: list) -> None:
-        self._r = ranked
-        self._g = np.asarray(_gather([ranked.group], [draws])[0], dtype=float)
+    def __init__(self, pooled: _Sorted, draws: list) -> None:
+        self._r = pooled
+        self._g = _gather([pooled.group], [draws])[0]
 
     def __len__(self) -> int:
         return len(self._g)
@@ -311,11 +311,12 @@ class Resample:
         return float(x)
 
 
-def _lazy(groups: Sequence[Sequence[np.ndarray]], ranked: list, draws: list) -> list:
-    """A replicate's groups: a :class:`Resample` where the group is ranked, else gathered."""
+def _lazy(groups: Sequence[Sequence[np.ndarray]], sorted_: list, draws: list) -> list:
+    """A replicate's groups: a :class:`Resample` where the group's rows are sorted (1-D
+    arrays), else the gathered rows."""
     return [
-        Resample(rk, d) if rk is not None else _gather([g], [d])[0]
-        for g, rk, d in zip(groups, ranked, draws, strict=True)
+        Resample(so, d) if so is not None else _gather([g], [d])[0]
+        for g, so, d in zip(groups, sorted_, draws, strict=True)
     ]
 
 
@@ -333,19 +334,19 @@ def _replicates(
     n: int,
     seed: int,
     fixed: bool = False,
-    ranked: list | None = None,
+    sorted_: list | None = None,
 ) -> np.ndarray:
     """``n`` bootstrap replicates of ``stat``. The generator's draws are the same whatever
     the threads (drawn in replicate order on this thread), so the replicates are too.
-    ``ranked`` (one :class:`_Ranked` or None per group): hand ``stat`` a :class:`Resample`
-    for each ranked group instead of its gathered rows."""
+    ``sorted_`` (one :class:`_Sorted` or None per group): hand ``stat`` a :class:`Resample`
+    for each such group instead of its gathered rows."""
     rng = np.random.default_rng(seed)
     plan = _pairing(groups)
     rows = sum(len(a) for g in groups for a in g)
     threads = BOOT_THREADS if rows >= BOOT_THREAD_ROWS else 1
 
     def rep(d: list) -> float:
-        return stat(*(_gather(groups, d) if ranked is None else _lazy(groups, ranked, d)))
+        return stat(*(_gather(groups, d) if sorted_ is None else _lazy(groups, sorted_, d)))
 
     if threads <= 1:
         return np.array([rep(_draw(groups, rng, plan, fixed)) for _ in range(n)], dtype=float)
@@ -384,15 +385,15 @@ def bootstrap(
     replicates, every seed kept, measures the rest).
 
     ``lazy``: ``stat`` receives each group of 1-D arrays as a :class:`Resample`, from which a
-    :class:`Pct` counts its percentile without gathering or selecting (the same values, far
-    less work on large groups); use it when ``stat`` reads its groups through :class:`Pct`
-    (anything else it does with one gathers it)."""
+    :class:`Pct` selects its percentile among the top rows only (the same values, far less
+    work on large groups); use it when ``stat`` reads its groups through :class:`Pct`
+    (anything else it does with one gets the gathered rows)."""
     pooled = [np.concatenate(list(g)) if len(g) else np.empty(0) for g in groups]
     if any(len(p) == 0 for p in pooled):
         return Interval(math.nan, math.nan, math.nan)
     est = float(stat(*pooled))
-    ranked = [_Ranked.of(g) for g in groups] if lazy else None
-    lo, hi = _percentiles(_replicates(stat, groups, n, seed, ranked=ranked), level)
+    sorted_ = [_Sorted.of(g) for g in groups] if lazy else None
+    lo, hi = _percentiles(_replicates(stat, groups, n, seed, sorted_=sorted_), level)
     if np.isnan(lo) or np.isnan(hi):
         return Interval(est, math.nan, math.nan)
     # the pooled estimate is always inside its own interval
@@ -400,7 +401,7 @@ def bootstrap(
     c = _seed_inflation(min(len(g) for g in groups), level)
     if c > 1 and math.isfinite(est):
         wlo, whi = _percentiles(
-            _replicates(stat, groups, n, seed + 1, fixed=True, ranked=ranked), level
+            _replicates(stat, groups, n, seed + 1, fixed=True, sorted_=sorted_), level
         )
         wlo, whi = min(wlo, est), max(whi, est)  # nan (no finite replicate) stays nan
         # a positive statistic (a ratio, a percentile) is widened on the log scale, so its
