@@ -408,8 +408,8 @@ pub struct SwitchConfig {
     /// `TrafficControlLayer` over a `PointToPointNetDevice`'s `TxQueue`). Its packets are
     /// outside the port, queue, shared-buffer and colour limits (PFC's ingress counts still
     /// hold them until they leave). 0 = none (the default): the port serves its class
-    /// queues directly. Left out of the normalized scenario when 0, so
-    /// scenarios without it keep their config hash.
+    /// queues directly. Left out of the normalized scenario when 0, so scenarios without
+    /// it keep their config hash.
     #[serde(skip_serializing_if = "is_zero")]
     pub driver_queue: u32,
 }
