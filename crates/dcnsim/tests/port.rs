@@ -322,6 +322,186 @@ fn random_operation_sequences_keep_invariants() {
     }
 }
 
+/// Which queues may pass an idle, empty port (`Profile::pass`): those served by strict
+/// priority (FIFO, strict, the strict part of a mixed scheduler), unless they are colour-aware
+/// or lossless, the profile marks at dequeue or has a driver queue.
+#[test]
+fn only_strict_plain_queues_may_pass_an_idle_port() {
+    let mask = |cfg: PortConfig, driver: u32| Profile::compile(&cfg, driver).pass;
+    let fifo = policies().remove(0).1;
+    assert_eq!(mask(fifo.clone(), 0), 0b1);
+    assert_eq!(mask(fifo, 3), 0, "a driver queue");
+    for (name, cfg, _) in policies() {
+        let want = match cfg.scheduler {
+            SchedConfig::Fifo | SchedConfig::Strict => (1u8 << cfg.queues) - 1,
+            SchedConfig::Drr(_) => 0,
+            SchedConfig::Mixed(_) => 0b11,
+        };
+        assert_eq!(mask(cfg, 0), want, "{name}");
+    }
+    let strict4 = PortConfig {
+        queues: 4,
+        scheduler: SchedConfig::Strict,
+        ..PortConfig::default()
+    };
+    let colour = PortConfig {
+        colour: Some(ColourConfig {
+            threshold: Bytes(20_000),
+            mode: ColourMode::RedOnly,
+            queues: Some(vec![1]),
+        }),
+        lossless: 0b100,
+        ..strict4.clone()
+    };
+    assert_eq!(
+        mask(colour, 0),
+        0b1001,
+        "colour-aware queue 1, lossless queue 2"
+    );
+    let deq = PortConfig {
+        ecn: PerQueue::One(EcnConfig::Step(StepEcn {
+            k: Amount::Pkts(2),
+            at: MarkAt::Dequeue,
+            occupancy: Occupancy::Queue,
+        })),
+        ..strict4
+    };
+    assert_eq!(mask(deq, 0), 0, "dequeue marking");
+}
+
+/// A packet that passes an idle, empty port (`Port::pass_through`) leaves the port, its
+/// shared pool, the packet's ECN bits and the marking stream exactly as queueing it and
+/// sending it at once would: random sequences of arrivals and sends on two ports, one
+/// passing whenever it may, the other always queueing.
+#[test]
+fn passing_an_idle_port_is_queueing_and_sending_at_once() {
+    let mut cases = policies();
+    for k in [0, 3] {
+        cases.push((
+            format!("fifo/step K={k}"),
+            PortConfig {
+                queues: 1,
+                scheduler: SchedConfig::Fifo,
+                reserved: PerQueue::One(Bytes(1_000)),
+                ecn: PerQueue::One(EcnConfig::Step(StepEcn {
+                    k: Amount::Pkts(k),
+                    at: MarkAt::Enqueue,
+                    occupancy: Occupancy::Port,
+                })),
+                ..PortConfig::default()
+            },
+            12_000,
+        ));
+    }
+    cases.push((
+        "strict/red".into(),
+        PortConfig {
+            queues: 2,
+            scheduler: SchedConfig::Strict,
+            ecn: PerQueue::One(EcnConfig::Red(RedEcn {
+                kmin: Amount::Bytes(0),
+                kmax: Amount::Bytes(6_000),
+                pmax: 0.5,
+                at: MarkAt::Enqueue,
+                occupancy: Occupancy::Queue,
+            })),
+            ..PortConfig::default()
+        },
+        0,
+    ));
+    let (mut passed, mut refused) = (0, 0);
+    for (name, cfg, pool_total) in cases {
+        cfg.check().unwrap();
+        let prof = Profile::compile(&cfg, 0);
+        let mut rng = Rng::new(7);
+        for trial in 0..100 {
+            let pool = SharedPool {
+                total: pool_total,
+                used: 0,
+                max_used: 0,
+                headroom: 0,
+            };
+            let (mut pa, mut pb) = (pool, pool);
+            let (mut aa, mut ab) = (Arena::new(), Arena::new());
+            let (mut ra, mut rb) = (Rng::new(trial), Rng::new(trial));
+            let (mut a, mut b) = (port(), port());
+            // Bytes other ports hold in the shared pool (the same in both), now and then
+            // near all of it, so that admission to an empty port can fail.
+            let mut foreign = 0;
+            for step in 0..200 {
+                if pool_total > 0 && rng.chance(0.1) {
+                    let f = pool_total - rng.below(3_000).min(pool_total);
+                    let f = f.saturating_sub(pa.used - foreign);
+                    pa.used = pa.used - foreign + f;
+                    pb.used = pb.used - foreign + f;
+                    foreign = f;
+                }
+                if rng.chance(0.55) {
+                    let q = rng.below(prof.nq as u64) as usize;
+                    let (wire, ect) = (64 + rng.below(1437) as u32, rng.chance(0.8));
+                    let (ia, ib) = (pkt(&mut aa, wire, ect), pkt(&mut ab, wire, ect));
+                    if a.can_pass(&prof, q, 0) {
+                        passed += 1;
+                        let got = a.pass_through(&prof, q, ia, &mut aa, &mut pa, &mut ra);
+                        let want = b
+                            .enqueue(&prof, q, ib, &mut ab, &mut pb, &mut rb)
+                            .map(|()| b.next_to_send(&prof, &mut ab, &mut pb, &mut rb));
+                        assert_eq!(got.is_ok(), want.is_ok(), "{name} step {step}");
+                        refused += got.is_err() as u32;
+                        if let Ok(sent) = want {
+                            assert_eq!(sent, Some(ib), "{name}: the same packet leaves");
+                        }
+                    } else {
+                        let ra_ = a.enqueue(&prof, q, ia, &mut aa, &mut pa, &mut ra);
+                        let rb_ = b.enqueue(&prof, q, ib, &mut ab, &mut pb, &mut rb);
+                        assert_eq!(ra_.is_ok(), rb_.is_ok(), "{name} step {step}");
+                    }
+                    assert_eq!(aa.get(ia).flags, ab.get(ib).flags, "{name}: ECN bits");
+                } else {
+                    let sa = a.next_to_send(&prof, &mut aa, &mut pa, &mut ra);
+                    let sb = b.next_to_send(&prof, &mut ab, &mut pb, &mut rb);
+                    assert_eq!(sa, sb, "{name} step {step}");
+                }
+                assert_eq!(
+                    (a.bytes, a.pkts, a.unres_bytes),
+                    (b.bytes, b.pkts, b.unres_bytes)
+                );
+                assert_eq!(
+                    (pa.used, pa.max_used),
+                    (pb.used, pb.max_used),
+                    "{name}: pool"
+                );
+                for q in 0..prof.nq as usize {
+                    let (x, y) = (&a.q[q], &b.q[q]);
+                    assert_eq!(
+                        (
+                            x.pkts_out,
+                            x.bytes_out,
+                            x.max_bytes,
+                            x.max_pkts,
+                            x.ecn_marks
+                        ),
+                        (
+                            y.pkts_out,
+                            y.bytes_out,
+                            y.max_bytes,
+                            y.max_pkts,
+                            y.ecn_marks
+                        ),
+                        "{name} step {step}: queue {q}'s counters"
+                    );
+                }
+            }
+            assert_eq!(ra.next_u64(), rb.next_u64(), "{name}: the marking stream");
+        }
+    }
+    assert!(passed > 1_000, "the pass-through was taken {passed} times");
+    assert!(
+        refused > 50,
+        "admission refused a passing packet {refused} times"
+    );
+}
+
 #[test]
 fn driver_queue_holds_at_most_its_limit_and_feeds_fifo() {
     let cfg = HostConfig {

@@ -38,6 +38,11 @@ pub struct Profile {
     /// Queues with colour-aware dropping or PFC (lossless): their enqueue takes the
     /// out-of-line path, so other queues pay one test.
     pub special: u8,
+    /// Queues whose packet may pass an idle, empty port without entering its FIFO
+    /// (`Port::pass_through`): served by strict priority, not special, no dequeue marking
+    /// and no driver queue, so the dequeue that would follow the enqueue at once changes
+    /// nothing but the counters.
+    pub pass: u8,
 }
 
 impl Profile {
@@ -76,6 +81,7 @@ impl Profile {
                 .as_ref()
                 .map_or(0, |c| crate::net::config::queue_mask(&c.queues, nq)),
             special: 0,
+            pass: 0,
         }
         .with_special()
     }
@@ -85,6 +91,11 @@ impl Profile {
             .filter(|&q| self.limits[q].lossless)
             .fold(0u8, |m, q| m | (1 << q));
         self.special = self.colour_queues | lossless;
+        self.pass = if self.driver == 0 && !self.any_dequeue_marking {
+            self.sched.strict_mask & !self.special & !self.colour_queues
+        } else {
+            0
+        };
         self
     }
     pub fn switch(cfg: &SwitchConfig) -> Profile {
@@ -363,6 +374,31 @@ impl Port {
         extra: u64,
     ) {
         let size = arena.get(id).wire as u64;
+        self.mark_at_enqueue(prof, qi, id, arena, rng);
+        self.unres_bytes += extra;
+        pool.used += extra;
+        if pool.used > pool.max_used {
+            pool.max_used = pool.used;
+        }
+        let ql = &mut self.q[qi];
+        ql.list.push_back(arena, id);
+        ql.max_bytes = ql.max_bytes.max(ql.list.bytes);
+        ql.max_pkts = ql.max_pkts.max(ql.list.pkts as u64);
+        self.nonempty |= 1 << qi;
+        self.bytes += size;
+        self.pkts += 1;
+    }
+
+    /// ECN marking of packet `id` as it enters queue `qi` (the occupancy it finds).
+    #[inline(always)]
+    fn mark_at_enqueue(
+        &mut self,
+        prof: &Profile,
+        qi: usize,
+        id: PktId,
+        arena: &mut Arena,
+        rng: &mut Rng,
+    ) {
         let marker = &prof.markers[qi];
         if !matches!(marker, Marker::None) {
             let (b, p) = if marker.per_port() {
@@ -378,18 +414,45 @@ impl Port {
                 pkt.flags |= flags::CE;
             }
         }
-        self.unres_bytes += extra;
-        pool.used += extra;
-        if pool.used > pool.max_used {
-            pool.max_used = pool.used;
-        }
-        let ql = &mut self.q[qi];
-        ql.list.push_back(arena, id);
-        ql.max_bytes = ql.max_bytes.max(ql.list.bytes);
-        ql.max_pkts = ql.max_pkts.max(ql.list.pkts as u64);
-        self.nonempty |= 1 << qi;
-        self.bytes += size;
-        self.pkts += 1;
+    }
+
+    /// Whether a packet for queue `qi` may take [`Port::pass_through`] now: the queue allows
+    /// it, and the port sends nothing, holds nothing and has nothing paused.
+    #[inline(always)]
+    pub fn can_pass(&self, prof: &Profile, qi: usize, now: Time) -> bool {
+        prof.pass & (1 << qi) != 0
+            && self.nonempty == 0
+            && self.paused == 0
+            && !self.wake_pending
+            && now >= self.busy_until
+    }
+
+    /// `enqueue` followed at once by the dequeue of the same packet, which an idle, empty
+    /// port's start of transmission would do (`can_pass` holds): the same admission, ECN
+    /// marking and counters, without linking the packet into the queue and out again. The
+    /// queue's and the pool's charge and release cancel (both are computed from the same
+    /// occupancy); the peaks keep the packet, as they would have.
+    #[inline(always)]
+    pub fn pass_through(
+        &mut self,
+        prof: &Profile,
+        qi: usize,
+        id: PktId,
+        arena: &mut Arena,
+        pool: &mut SharedPool,
+        rng: &mut Rng,
+    ) -> Result<(), DropReason> {
+        debug_assert!(self.nonempty == 0 && self.driver.head == NIL && prof.pass & (1 << qi) != 0);
+        let size = arena.get(id).wire as u64;
+        let extra = admit(&prof.limits[qi], self.occ(qi), size, pool)?;
+        self.mark_at_enqueue(prof, qi, id, arena, rng);
+        pool.max_used = pool.max_used.max(pool.used + extra);
+        let q = &mut self.q[qi];
+        q.max_bytes = q.max_bytes.max(q.list.bytes + size);
+        q.max_pkts = q.max_pkts.max(q.list.pkts as u64 + 1);
+        q.pkts_out += 1;
+        q.bytes_out += size;
+        Ok(())
     }
 
     /// Records a drop at queue `qi` of a packet of colour `c`.

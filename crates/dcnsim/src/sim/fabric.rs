@@ -1,7 +1,8 @@
 //! The per-packet path: a host hands a packet to its NIC (`host_send`) or takes one off
 //! the wire (`host_receive`); a switch hop routes by ECMP (`forward`, `pick_port`), runs the
-//! scheme hook, admits, marks and enqueues (`port_enqueue`); a port serializes (`start_tx`,
-//! with HPCC's INT stamp). A packet leaves this path delivered or dropped, freed either way.
+//! scheme hook, admits, marks and enqueues (`port_enqueue`; at an idle, empty port the
+//! packet passes straight to the wire); a port serializes (`start_tx`, `launch`, with
+//! HPCC's INT stamp). A packet leaves this path delivered or dropped, freed either way.
 
 use super::{Ecmp, Event, Sim};
 use crate::net::buffer::DropReason;
@@ -104,6 +105,24 @@ impl Sim {
         }
         let prof = &self.profiles[prof_i];
         let n = &mut self.nodes[node];
+        let now = self.ev.now();
+        if self.ports[pi].can_pass(prof, qi, now) && self.pfc.is_none() && !self.paranoid {
+            // An idle, empty port: the packet would be queued and taken out again by the
+            // start of transmission below; it goes to the wire directly (the same
+            // admission, marking and counters: `Port::pass_through`).
+            let p = &mut self.ports[pi];
+            let res = p.pass_through(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
+            return match res {
+                Ok(()) => {
+                    self.launch(port, id, now);
+                    true
+                }
+                Err(why) => {
+                    self.drop_packet(port, qi, id, why);
+                    false
+                }
+            };
+        }
         let res =
             self.ports[pi].enqueue(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
         if let Err(why) = res {
@@ -177,6 +196,17 @@ impl Sim {
         let Some(id) = p.next_to_send(prof, &mut self.arena, &mut n.pool, &mut n.mark_rng) else {
             return;
         };
+        self.launch(port, id, now);
+    }
+
+    /// Puts packet `id`, just taken from idle port `port`'s queues (or passed through them),
+    /// on the wire: its arrival at the far end, the port's busy time and, if packets wait,
+    /// the wake-up at the end of its serialization.
+    #[inline(always)]
+    fn launch(&mut self, port: u32, id: PktId, now: Time) {
+        let pi = port as usize;
+        let p = &mut self.ports[pi];
+        let node = p.node as usize;
         let pk = self.arena.get_mut(id);
         let dt = p.clock.tx_time(pk.wire as u64);
         // The one branch of the shaper: a wire serializes (the packet arrives after dt +
