@@ -324,13 +324,13 @@ fn random_operation_sequences_keep_invariants() {
 
 /// Which queues may pass an idle, empty port (`Profile::pass`): those served by strict
 /// priority (FIFO, strict, the strict part of a mixed scheduler), unless they are colour-aware
-/// or lossless, the profile marks at dequeue or has a driver queue.
+/// or lossless or the profile marks at dequeue.
 #[test]
 fn only_strict_plain_queues_may_pass_an_idle_port() {
     let mask = |cfg: PortConfig, driver: u32| Profile::compile(&cfg, driver).pass;
     let fifo = policies().remove(0).1;
     assert_eq!(mask(fifo.clone(), 0), 0b1);
-    assert_eq!(mask(fifo, 3), 0, "a driver queue");
+    assert_eq!(mask(fifo, 3), 0b1, "a driver queue");
     for (name, cfg, _) in policies() {
         let want = match cfg.scheduler {
             SchedConfig::Fifo | SchedConfig::Strict => (1u8 << cfg.queues) - 1,
@@ -372,10 +372,19 @@ fn only_strict_plain_queues_may_pass_an_idle_port() {
 /// A packet that passes an idle, empty port (`Port::pass_through`) leaves the port, its
 /// shared pool, the packet's ECN bits and the marking stream exactly as queueing it and
 /// sending it at once would: random sequences of arrivals and sends on two ports, one
-/// passing whenever it may, the other always queueing.
+/// passing whenever it may, the other always queueing; the ports are busy (serializing)
+/// now and then, so packets build up and drain between passes.
 #[test]
 fn passing_an_idle_port_is_queueing_and_sending_at_once() {
-    let mut cases = policies();
+    let mut cases: Vec<_> = policies()
+        .into_iter()
+        .map(|(n, c, t)| (n, c, t, 0))
+        .collect();
+    for (name, cfg, total) in policies() {
+        if matches!(cfg.scheduler, SchedConfig::Fifo | SchedConfig::Strict) {
+            cases.push((format!("{name}/driver 3"), cfg, total, 3));
+        }
+    }
     for k in [0, 3] {
         cases.push((
             format!("fifo/step K={k}"),
@@ -391,6 +400,7 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
                 ..PortConfig::default()
             },
             12_000,
+            0,
         ));
     }
     cases.push((
@@ -408,11 +418,12 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
             ..PortConfig::default()
         },
         0,
+        0,
     ));
-    let (mut passed, mut refused) = (0, 0);
-    for (name, cfg, pool_total) in cases {
+    let (mut passed, mut refused, mut queued_then_passed) = (0, 0, 0);
+    for (name, cfg, pool_total, driver) in cases {
         cfg.check().unwrap();
-        let prof = Profile::compile(&cfg, 0);
+        let prof = Profile::compile(&cfg, driver);
         let mut rng = Rng::new(7);
         for trial in 0..100 {
             let pool = SharedPool {
@@ -428,6 +439,8 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
             // Bytes other ports hold in the shared pool (the same in both), now and then
             // near all of it, so that admission to an empty port can fail.
             let mut foreign = 0;
+            // Packets have waited in the port since its last pass.
+            let mut backlog = false;
             for step in 0..200 {
                 if pool_total > 0 && rng.chance(0.1) {
                     let f = pool_total - rng.below(3_000).min(pool_total);
@@ -436,12 +449,19 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
                     pb.used = pb.used - foreign + f;
                     foreign = f;
                 }
+                if rng.chance(0.15) {
+                    // The port starts or ends a busy spell (a packet being serialized).
+                    let busy = if a.busy_until == 0 { 1 } else { 0 };
+                    (a.busy_until, b.busy_until) = (busy, busy);
+                }
                 if rng.chance(0.55) {
                     let q = rng.below(prof.nq as u64) as usize;
                     let (wire, ect) = (64 + rng.below(1437) as u32, rng.chance(0.8));
                     let (ia, ib) = (pkt(&mut aa, wire, ect), pkt(&mut ab, wire, ect));
                     if a.can_pass(&prof, q, 0) {
                         passed += 1;
+                        queued_then_passed += backlog as u32;
+                        backlog = false;
                         let got = a.pass_through(&prof, q, ia, &mut aa, &mut pa, &mut ra);
                         let want = b
                             .enqueue(&prof, q, ib, &mut ab, &mut pb, &mut rb)
@@ -462,6 +482,7 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
                     let sb = b.next_to_send(&prof, &mut ab, &mut pb, &mut rb);
                     assert_eq!(sa, sb, "{name} step {step}");
                 }
+                backlog |= a.pkts > 0 || a.driver.pkts > 0;
                 assert_eq!(
                     (a.bytes, a.pkts, a.unres_bytes),
                     (b.bytes, b.pkts, b.unres_bytes)
@@ -496,6 +517,10 @@ fn passing_an_idle_port_is_queueing_and_sending_at_once() {
         }
     }
     assert!(passed > 1_000, "the pass-through was taken {passed} times");
+    assert!(
+        queued_then_passed > 100,
+        "a pass after packets waited: {queued_then_passed} times"
+    );
     assert!(
         refused > 50,
         "admission refused a passing packet {refused} times"

@@ -90,7 +90,7 @@ pub fn admit_lossless(
 
 /// Decides admission of a packet of `size` bytes to a lossy queue; on success returns the
 /// increase in the queue's unreserved bytes (what the port and pool must be charged).
-#[inline]
+#[inline(always)]
 pub fn admit(l: &QueueLimits, o: Occ, size: u64, pool: &SharedPool) -> Result<u64, DropReason> {
     let unres_before = o.q_bytes.saturating_sub(l.reserved);
     let unres_after = (o.q_bytes + size).saturating_sub(l.reserved);

@@ -39,9 +39,9 @@ pub struct Profile {
     /// out-of-line path, so other queues pay one test.
     pub special: u8,
     /// Queues whose packet may pass an idle, empty port without entering its FIFO
-    /// (`Port::pass_through`): served by strict priority, not special, no dequeue marking
-    /// and no driver queue, so the dequeue that would follow the enqueue at once changes
-    /// nothing but the counters.
+    /// (`Port::pass_through`): served by strict priority, not special, and no dequeue
+    /// marking, so the dequeue that would follow the enqueue at once (through the empty
+    /// driver queue, if any) changes nothing but the counters.
     pub pass: u8,
 }
 
@@ -91,7 +91,7 @@ impl Profile {
             .filter(|&q| self.limits[q].lossless)
             .fold(0u8, |m, q| m | (1 << q));
         self.special = self.colour_queues | lossless;
-        self.pass = if self.driver == 0 && !self.any_dequeue_marking {
+        self.pass = if !self.any_dequeue_marking {
             self.sched.strict_mask & !self.special & !self.colour_queues
         } else {
             0
@@ -417,18 +417,21 @@ impl Port {
     }
 
     /// Whether a packet for queue `qi` may take [`Port::pass_through`] now: the queue allows
-    /// it, and the port sends nothing, holds nothing and has nothing paused.
+    /// it, and the port sends nothing, holds nothing (its driver queue neither) and has
+    /// nothing paused.
     #[inline(always)]
     pub fn can_pass(&self, prof: &Profile, qi: usize, now: Time) -> bool {
         prof.pass & (1 << qi) != 0
             && self.nonempty == 0
+            && self.driver.head == NIL
             && self.paused == 0
             && !self.wake_pending
             && now >= self.busy_until
     }
 
     /// `enqueue` followed at once by the dequeue of the same packet, which an idle, empty
-    /// port's start of transmission would do (`can_pass` holds): the same admission, ECN
+    /// port's start of transmission would do (`can_pass` holds; with a driver queue, the
+    /// packet would move into it and out again): the same admission, ECN
     /// marking and counters, without linking the packet into the queue and out again. The
     /// queue's and the pool's charge and release cancel (both are computed from the same
     /// occupancy); the peaks keep the packet, as they would have.
