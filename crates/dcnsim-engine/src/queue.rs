@@ -20,7 +20,7 @@
 //! - **pop** reads the minimum of the lane heads at the root of a winner tree over the
 //!   lanes (a tournament: each inner node keeps the smaller key of its two children), and
 //!   compares it with the heap's minimum (cached). A lane whose head changes replays its
-//!   path to the root: log₂ 16 = 4 compares, no scan.
+//!   path to the root: log₂ 8 = 3 compares, no scan.
 //!
 //! Measured on the repository's benchmarks against the plain binary heap (the first lanes,
 //! which searched the lanes by delay on push and scanned all lane heads on pop): 0.70× the
@@ -52,8 +52,10 @@ type Entry = u128;
 const EMPTY: Entry = Entry::MAX;
 
 /// Number of FIFO lanes (events scheduled a fixed delay after "now"); a power of two (the
-/// winner tree is complete).
-const LANES: usize = 16;
+/// winner tree is complete). Eight, not sixteen: a level less in every replay saves more
+/// than the busier lane takeovers and heap cost (1.9–3.3% of the instructions of every
+/// benchmark; docs/performance-log.md, "Eight lanes"); four lost on the REFLEX workload.
+const LANES: usize = 8;
 const _: () = assert!(LANES.is_power_of_two() && LANES <= 128);
 
 /// Slots of the direct-mapped delay → lane cache (a power of two). A port that sends pushes
@@ -529,7 +531,7 @@ mod tests {
 
     #[test]
     fn lanes_keep_order_with_few_fixed_delays_and_lane_takeover() {
-        // 20 fixed delays (more than the 16 lanes, so lanes are reassigned when idle; the set
+        // 20 fixed delays (more than the 8 lanes, so lanes are reassigned when idle; the set
         // in use shifts halfway) mixed with random and zero delays.
         let delays: Vec<u64> = (0..20).map(|i| 1000 + 997 * i).collect();
         check_against_reference(9, 60_000, 0.52, |round, r| {
