@@ -54,7 +54,8 @@ const EMPTY: Entry = Entry::MAX;
 /// Number of FIFO lanes (events scheduled a fixed delay after "now"); a power of two (the
 /// winner tree is complete). Eight, not sixteen: a level less in every replay saves more
 /// than the busier lane takeovers and heap cost (1.9–3.3% of the instructions of every
-/// benchmark; docs/performance-log.md, "Eight lanes"); four lost on the REFLEX workload.
+/// benchmark; docs/performance-log.md, "An idle port passes the packet; eight lanes");
+/// four lost on the REFLEX workload.
 const LANES: usize = 8;
 const _: () = assert!(LANES.is_power_of_two() && LANES <= 128);
 
