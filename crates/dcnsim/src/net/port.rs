@@ -92,7 +92,7 @@ impl Profile {
             .fold(0u8, |m, q| m | (1 << q));
         self.special = self.colour_queues | lossless;
         self.pass = if !self.any_dequeue_marking {
-            self.sched.strict_mask & !self.special & !self.colour_queues
+            self.sched.strict_mask & !self.special
         } else {
             0
         };
@@ -431,10 +431,10 @@ impl Port {
 
     /// `enqueue` followed at once by the dequeue of the same packet, which an idle, empty
     /// port's start of transmission would do (`can_pass` holds; with a driver queue, the
-    /// packet would move into it and out again): the same admission, ECN
-    /// marking and counters, without linking the packet into the queue and out again. The
-    /// queue's and the pool's charge and release cancel (both are computed from the same
-    /// occupancy); the peaks keep the packet, as they would have.
+    /// packet would move into it and out again): the same admission, ECN marking and
+    /// counters, without linking the packet into the queue and out again. The queue's and
+    /// the pool's charge and release cancel (both are computed from the same occupancy);
+    /// the peaks keep the packet, as they would have.
     #[inline(always)]
     pub fn pass_through(
         &mut self,

@@ -106,7 +106,7 @@ impl Sim {
         let prof = &self.profiles[prof_i];
         let n = &mut self.nodes[node];
         let now = self.ev.now();
-        if self.ports[pi].can_pass(prof, qi, now) && self.pfc.is_none() && !self.paranoid {
+        if self.ports[pi].can_pass(prof, qi, now) {
             // An idle, empty port: the packet would be queued and taken out again by the
             // start of transmission below; it goes to the wire directly (the same
             // admission, marking and counters: `Port::pass_through`).
@@ -114,6 +114,14 @@ impl Sim {
             let res = p.pass_through(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
             return match res {
                 Ok(()) => {
+                    if self.pfc.is_some() {
+                        // Counts only lossless queues, which never pass (`special`): kept
+                        // so that the two paths make the same calls.
+                        self.pfc_on_enqueue(qi, id);
+                    }
+                    if self.paranoid {
+                        self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
+                    }
                     self.launch(port, id, now);
                     true
                 }
