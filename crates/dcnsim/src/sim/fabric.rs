@@ -106,44 +106,32 @@ impl Sim {
         let prof = &self.profiles[prof_i];
         let n = &mut self.nodes[node];
         let now = self.ev.now();
-        if self.ports[pi].can_pass(prof, qi, now) {
-            // An idle, empty port: the packet would be queued and taken out again by the
-            // start of transmission below; it goes to the wire directly (the same
-            // admission, marking and counters: `Port::pass_through`).
-            let p = &mut self.ports[pi];
-            let res = p.pass_through(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
-            return match res {
-                Ok(()) => {
-                    if self.pfc.is_some() {
-                        // Counts only lossless queues, which never pass (`special`): kept
-                        // so that the two paths make the same calls.
-                        self.pfc_on_enqueue(qi, id);
-                    }
-                    if self.paranoid {
-                        self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
-                    }
-                    self.launch(port, id, now);
-                    true
-                }
-                Err(why) => {
-                    self.drop_packet(port, qi, id, why);
-                    false
-                }
-            };
-        }
-        let res =
-            self.ports[pi].enqueue(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng);
+        let p = &mut self.ports[pi];
+        // An idle, empty port: the packet would be queued and taken out again at once by the
+        // start of transmission; it passes to the wire directly instead, with the same
+        // admission, marking and counters (`Port::pass_through`).
+        let pass = p.can_pass(prof, qi, now);
+        let res = if pass {
+            p.pass_through(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng)
+        } else {
+            p.enqueue(prof, qi, id, &mut self.arena, &mut n.pool, &mut n.mark_rng)
+        };
         if let Err(why) = res {
             self.drop_packet(port, qi, id, why);
             return false;
         }
         if self.pfc.is_some() {
+            // (Counts only lossless queues, which never pass: they are `special`.)
             self.pfc_on_enqueue(qi, id);
         }
         if self.paranoid {
             self.ports[pi].check_invariants(&self.profiles[prof_i], &self.arena);
         }
-        self.start_tx(port);
+        if pass {
+            self.launch(port, id, now);
+        } else {
+            self.start_tx(port);
+        }
         true
     }
 
