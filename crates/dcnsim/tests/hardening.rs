@@ -161,6 +161,31 @@ fn errors_name_the_keys_the_user_wrote_in_plain_words() {
     let mut v = base();
     v["scheme"] = json!({"kind": "pias", "thresholds": []});
     assert_eq!(err(&v).0, "scheme.thresholds");
+    // a workload that starts at the end of the run: its unwritten stop is the run's end,
+    // which the message names (it named a `stop` the scenario does not have)
+    for kind in ["poisson", "incast", "das"] {
+        let mut v = base();
+        v["classes"][0]["workload"] = match kind {
+            "poisson" => json!({"kind": "poisson", "load": 0.3, "sizes": {"fixed": "10KB"},
+                                "start": "1ms"}),
+            "incast" => json!({"kind": "incast", "fan_in": 2, "receiver": 0, "period": "100us",
+                               "bytes_per_sender": {"fixed": "10KB"}, "start": "1ms"}),
+            _ => json!({"kind": "das", "load": 0.3, "sizes": {"fixed": "10KB"}, "start": "1ms"}),
+        };
+        let (p, m) = err(&v);
+        assert_eq!(p, "classes[0].workload.start", "{kind}: {m}");
+        assert_eq!(
+            m,
+            "expected a start before the end of the run (run.duration = 1000000000 ps), got \
+             1000000000 ps",
+            "{kind}"
+        );
+        // a written stop is named as written
+        v["classes"][0]["workload"]["stop"] = json!("1ms");
+        let (p, m) = err(&v);
+        assert_eq!(p, "classes[0].workload.stop", "{kind}: {m}");
+        assert!(m.starts_with("expected stop > start"), "{kind}: {m}");
+    }
 }
 
 #[test]

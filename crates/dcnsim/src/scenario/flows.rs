@@ -55,6 +55,27 @@ fn size_rules(key: &str) -> [(String, String); 2] {
     ]
 }
 
+/// [`rename`], where a generator's `stop` the user did not write (`unset`) is the end of the
+/// run (`run.duration`): a complaint about it names the start (where `rules` send `stop`)
+/// and the run's end, not a key the scenario does not have.
+fn rename_stop(
+    e: wl::WorkloadError,
+    rules: &[(String, String)],
+    unset: bool,
+    start: u64,
+    dur: u64,
+) -> wl::WorkloadError {
+    let e = if unset && e.path == "stop" {
+        let msg = format!(
+            "expected a start before the end of the run (run.duration = {dur} ps), got {start} ps"
+        );
+        wl::WorkloadError::new(e.path, msg)
+    } else {
+        e
+    };
+    rename(e, rules)
+}
+
 fn rename(mut e: wl::WorkloadError, rules: &[(String, String)]) -> wl::WorkloadError {
     let r: Vec<(&str, &str)> = rules
         .iter()
@@ -278,8 +299,8 @@ impl Scenario {
                     ));
                 }
                 rules.extend(size_rules("sizes"));
-                let g =
-                    wl::poisson_stream(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?;
+                let g = wl::poisson_stream(&spec, hosts, seed, idx)
+                    .map_err(|e| rename_stop(e, &rules, stop.is_none(), spec.start, dur))?;
                 if stream {
                     return Ok(ClassFlows::Stream(Box::new(g)));
                 }
@@ -349,7 +370,8 @@ impl Scenario {
                 if stop.is_none() {
                     rules.push(("stop".into(), "start".into()));
                 }
-                wl::incast(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
+                wl::incast(&spec, hosts, seed, idx)
+                    .map_err(|e| rename_stop(e, &rules, stop.is_none(), spec.start, dur))?
             }
             WorkloadConfig::Permutation(PermutationWl { size, start }) => {
                 if size.0 == 0 {
@@ -389,7 +411,8 @@ impl Scenario {
                 if d.stop.is_none() {
                     rules.push(("stop".into(), "start".into()));
                 }
-                wl::das(&spec, hosts, seed, idx).map_err(|e| rename(e, &rules))?
+                wl::das(&spec, hosts, seed, idx)
+                    .map_err(|e| rename_stop(e, &rules, d.stop.is_none(), spec.start, dur))?
             }
             WorkloadConfig::Flows(FlowsWl { csv, list }) => {
                 let mut out = Vec::new();
