@@ -169,6 +169,20 @@ def split_values(text: str) -> list[str]:
     return [v for v in out if v != ""]
 
 
+_JOBS_HELP = "worker processes (default, or 0: all cores)"
+
+
+def _jobs(text: str) -> int | None:
+    """``-j``: a number of worker processes; 0 means all cores (as the default)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (all cores) or more, got {n}")
+    return n or None
+
+
 def parse_param(spec: str) -> tuple[str, list[Any]]:
     from . import config
 
@@ -201,7 +215,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ConfigError("--address needs --backend ray", "--address")
     seeds: int | list[int] = args.seeds
     if args.seed_list:
-        seeds = [int(s) for s in split_values(args.seed_list)]
+        seeds = []
+        for item in split_values(args.seed_list):
+            try:
+                seeds.append(int(item))
+            except ValueError:
+                raise ConfigError(
+                    f"expected comma-separated whole numbers, got {item!r}", "--seed-list"
+                ) from None
     df = run_sweep(
         args.scenario,
         params,
@@ -519,9 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_opts(s)
     s.add_argument("--seeds", type=int, default=1, help="seeds 1..N per point (default 1)")
     s.add_argument("--seed-list", metavar="S1,S2,...", help="explicit seeds instead of --seeds")
-    s.add_argument(
-        "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
-    )
+    s.add_argument("-j", "--jobs", type=_jobs, default=None, help=_JOBS_HELP)
     s.add_argument("-o", "--output", metavar="DIR", required=True, help="sweep directory")
     s.add_argument(
         "--shard",
@@ -566,7 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "-o", "--output", metavar="DIR", help="output directory (default reproduce-PAPER[-full])"
     )
-    rp.add_argument("-j", "--jobs", type=int, default=None)
+    rp.add_argument("-j", "--jobs", type=_jobs, default=None, help=_JOBS_HELP)
     rp.add_argument("-q", "--quiet", action="store_true")
     rp.add_argument(
         "--figure",

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import multiprocessing
+import numbers
 import os
 import shutil
 import sys
@@ -63,6 +64,16 @@ class SweepError(RuntimeError):
     """Some runs of a sweep failed (the others are saved and summarized)."""
 
 
+def _seed(s: Any) -> int:
+    """One seed of an explicit list: a whole number (``7``, ``"7"``), else a keyed error."""
+    if isinstance(s, bool) or not isinstance(s, (numbers.Integral, str)):
+        raise config.ConfigError(f"expected whole numbers, got {s!r}", "seeds")
+    try:
+        return int(s)
+    except ValueError:
+        raise config.ConfigError(f"expected whole numbers, got {s!r}", "seeds") from None
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """``"2/8"`` → ``(2, 8)``; shards are numbered 0 … n-1."""
     try:
@@ -93,10 +104,12 @@ def plan(
     vary in the order given, the last one fastest, seeds innermost). ``seeds=N`` means seeds
     1…N. ``overrides`` (as ``set=`` of :func:`dcnsim.run`) apply to every point before the
     swept parameters. Points that normalize to the same scenario are run once."""
-    if isinstance(seeds, int):
-        seed_list = list(range(1, seeds + 1))
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
+        seed_list = list(range(1, int(seeds) + 1))
+    elif isinstance(seeds, (str, bool)) or not isinstance(seeds, Iterable):
+        raise config.ConfigError(f"expected a count or a list of seeds, got {seeds!r}", "seeds")
     else:
-        seed_list = [int(s) for s in seeds]
+        seed_list = [_seed(s) for s in seeds]
     if not seed_list:
         raise config.ConfigError("need at least one seed", "seeds")
     keys = list(params)

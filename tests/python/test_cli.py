@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import dcnsim
@@ -117,6 +118,28 @@ def test_sweep_cli_and_resume(tmp_path: Path, fake, capsys) -> None:
     assert cli.main([*args[:-2], "-o", str(tmp_path / "sw2"), "--shard", "0/2"]) == 0
     assert "2/4 runs complete" in capsys.readouterr().err
     assert cli.main([*args, "--shard", "2/2"]) == 2
+
+
+def test_sweep_cli_rejects_bad_seed_lists_and_job_counts(tmp_path: Path, fake, capsys) -> None:
+    sc = tmp_path / "s.toml"
+    sc.write_text('name = "s"\n')
+    out = tmp_path / "sw"
+    args = ["sweep", str(sc), "--param", "topology.leaves=2", "-o", str(out)]
+    # a seed that is not a whole number names --seed-list (it was an internal error)
+    assert cli.main([*args, "--seed-list", "1,a"]) == 2
+    assert "--seed-list" in capsys.readouterr().err
+    assert not out.exists()
+    # -j: a negative count is refused by name; 0 means all cores, as the default
+    for bad in ("-2", "x"):
+        with pytest.raises(SystemExit) as e:
+            cli.main([*args, "-j", bad])
+        assert e.value.code == 2
+        assert "-j/--jobs" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "reflex", "-j", "-1"])
+    assert "-j/--jobs" in capsys.readouterr().err
+    assert cli.main([*args, "--seed-list", "3,4", "-j", "0", "-q"]) == 0
+    assert sorted(pd.read_parquet(out / "sweep.parquet")["seed"]) == [3, 4]
 
 
 def test_plot(tmp_path: Path, fake) -> None:

@@ -5,6 +5,7 @@ import os
 import socket
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -47,6 +48,17 @@ def test_plan_rejects_bad_points_before_running(fake) -> None:
     with pytest.raises(ConfigError) as e:
         sw.plan({}, {"topology.leavez": [1, 2]}, seeds=1)
     assert e.value.path == "topology.leavez"
+    # an explicit seed list holds whole numbers (numpy's too); anything else names `seeds`
+    for bad in (["a"], [1.5], [True], [None]):
+        with pytest.raises(ConfigError) as e:
+            sw.plan({}, {"topology.leaves": [2]}, seeds=bad)
+        assert e.value.path == "seeds", bad
+    assert [r.seed for r in sw.plan({}, {"topology.leaves": [2]}, seeds=np.arange(1, 3))] == [1, 2]
+    assert len(sw.plan({}, {"topology.leaves": [2]}, seeds=np.int64(2))) == 2
+    for bad in ("12", 2.0, True):
+        with pytest.raises(ConfigError) as e:
+            sw.plan({}, {"topology.leaves": [2]}, seeds=bad)
+        assert e.value.path == "seeds", bad
     with pytest.raises(ConfigError):
         sw.plan({}, {"topology.leaves": []}, seeds=1)
 
