@@ -301,6 +301,46 @@ fn quickack_acknowledges_the_first_segments_at_once() {
     assert!(out.is_empty());
 }
 
+/// The quick-ACK budget is Linux's `tcp_incr_quickack`: rcv_wnd / (2·MSS) segments, 2 when
+/// that is 0, at most `quickack_segs`; a budget of one segment is a valid setting (it
+/// panicked: the receiver clamped to [2, quickack_segs]).
+#[test]
+fn quickack_budget_is_tcp_incr_quickack() {
+    // (quickack_segs, rwnd in MSS, segments ACKed at once)
+    for (segs, rwnd, quick) in [
+        (1, 1000, 1),
+        (16, 1000, 16),
+        (3, 1000, 3),
+        (16, 3, 1),
+        (16, 1, 2),
+    ] {
+        let cfg = TcpConfig {
+            mss: MSS as u32,
+            rwnd_bytes: rwnd * MSS,
+            delayed_ack: true,
+            quickack: true,
+            quickack_segs: segs,
+            quickack_idle: Some(MS),
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(&cfg, 1000 * MSS);
+        let mut out = vec![];
+        for i in 0..=quick {
+            let seg = RxSegment {
+                seq: i * MSS,
+                len: MSS as u32,
+                ..Default::default()
+            };
+            r.on_segment(i * US, &seg, 0, &mut out);
+        }
+        assert_eq!(
+            out.len() as u64,
+            quick,
+            "quickack_segs {segs}, rwnd {rwnd} MSS"
+        );
+    }
+}
+
 /// With a timer tick every timer fires on a tick boundary (Linux jiffies).
 #[test]
 fn timers_fire_only_on_tick_boundaries() {

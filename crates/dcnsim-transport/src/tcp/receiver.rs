@@ -79,6 +79,16 @@ pub struct TcpReceiver {
     echo: TltMark,
 }
 
+/// Linux `tcp_incr_quickack` (net/ipv4/tcp_input.c): the quick-ACK budget is rcv_wnd /
+/// (2·rcv_mss), 2 when that is 0, at most TCP_MAX_QUICKACKS (`quickack_segs`, ≥ 1). (A
+/// clamp to [2, quickack_segs] gave 2 where Linux gives 1, and panicked for
+/// `quickack_segs = 1`.)
+fn quickack_budget(cfg: &TcpConfig) -> u32 {
+    let q = cfg.rwnd_bytes / (2 * cfg.mss.max(1) as u64);
+    let q = if q == 0 { 2 } else { q };
+    q.min(cfg.quickack_segs.max(1) as u64) as u32
+}
+
 impl TcpReceiver {
     pub fn new(cfg: &TcpConfig, flow_bytes: u64) -> Self {
         TcpReceiver {
@@ -103,9 +113,7 @@ impl TcpReceiver {
             dsack_on: cfg.dsack && cfg.sack,
             dsack: None,
             quickack_on: cfg.quickack,
-            // tcp_incr_quickack: min(rcv_wnd / (2·rcv_mss), TCP_MAX_QUICKACKS), at least 2.
-            quickack_max: (cfg.rwnd_bytes / (2 * cfg.mss.max(1) as u64))
-                .clamp(2, cfg.quickack_segs.max(1) as u64) as u32,
+            quickack_max: quickack_budget(cfg),
             quickack_idle: cfg.quickack_idle.unwrap_or(cfg.rto_min),
             quick: 0,
             last_rx: None,
