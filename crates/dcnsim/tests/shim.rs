@@ -133,6 +133,12 @@ fn bad_shim_keys_name_the_key() {
             "scheme.feedback",
         ),
         (r#"{"kind": "c3", "start": "line"}"#, "", "scheme.start"),
+        // a floor above the 1 Gb/s host links (it panicked in the pipe law's clamp)
+        (
+            r#"{"kind": "c3", "variant": "fujiz", "fujiz_min": "2Gbps"}"#,
+            "",
+            "scheme.fujiz_min",
+        ),
         (
             r#"{"kind": "c3", "report_bytes": "10B"}"#,
             "",

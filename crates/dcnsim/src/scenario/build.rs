@@ -129,6 +129,20 @@ impl Scenario {
         let host_bps: Vec<u64> = (0..n_hosts)
             .map(|h| sim.ports[sim.host_port(h) as usize].clock.rate().0)
             .collect();
+        if let crate::scheme::SchemeConfig::C3(c) = &self.scheme {
+            // The fujiz law clamps a pipe's rate to [fujiz_min, its host's line rate].
+            let slowest = host_bps.iter().copied().min().unwrap_or(u64::MAX);
+            if c.variant == crate::scheme::c3::C3Variant::Fujiz && c.fujiz_min.0 > slowest {
+                return Err(ConfigError::new(
+                    "scheme.fujiz_min",
+                    format!(
+                        "expected at most the slowest host link's rate ({slowest} bps): a \
+                         pipe's rate lies between fujiz_min and its host's line rate, got {} bps",
+                        c.fujiz_min.0
+                    ),
+                ));
+            }
+        }
         let hosts = wl::Hosts {
             n: n_hosts,
             rack_of: g.racks(),
