@@ -128,6 +128,18 @@ fn values_out_of_range_are_rejected_not_clamped() {
     let mut v = base();
     v["output"] = json!({"trace_flows": [0], "trace_interval": "0s"});
     assert_eq!(err(&v).0, "output.trace_interval");
+    // packet sizes fit an IP packet's length field: near 2³² they wrapped the header sum to
+    // a small number and the run went on with it
+    for key in ["eth_overhead", "ip_header", "tcp_header", "min_wire"] {
+        let (p, m) = err(&with(&["packet", key], json!(4_294_967_290u64)));
+        assert_eq!(p, format!("packet.{key}"), "{m}");
+        assert_eq!(m, "expected at most 65535 bytes, got 4294967290");
+    }
+    // a header that fits no MTU names the MTU rule (it is not out of range by itself)
+    assert_eq!(
+        err(&with(&["packet", "ip_header"], json!(1500))).0,
+        "packet.mtu"
+    );
 }
 
 #[test]

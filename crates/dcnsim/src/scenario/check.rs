@@ -86,6 +86,21 @@ impl Scenario {
             ));
         }
         let p = &self.packet;
+        // Each size fits an IP packet's 16-bit length, so their sums (u32) cannot wrap: a
+        // header of 4294967290 bytes wrapped to a small one and ran.
+        for (key, v) in [
+            ("eth_overhead", p.eth_overhead),
+            ("ip_header", p.ip_header),
+            ("tcp_header", p.tcp_header),
+            ("min_wire", p.min_wire),
+        ] {
+            if v > 65_535 {
+                return Err(ConfigError::new(
+                    format!("packet.{key}"),
+                    format!("expected at most 65535 bytes, got {v}"),
+                ));
+            }
+        }
         if p.mtu <= p.ip_header + p.tcp_hdr() || p.mtu > 65_535 {
             return Err(ConfigError::new(
                 "packet.mtu",
