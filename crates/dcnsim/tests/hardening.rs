@@ -91,6 +91,11 @@ fn panics_and_wraps_from_input_are_keyed_errors() {
     let (p, m) = err(&ls(65_535, 65_534));
     assert!(p.starts_with("topology."), "{p}");
     assert!(!m.contains("at least 2 hosts"), "{m}");
+    // a leaf's ports overflow through the spines: the error names spines, not the hosts
+    let mut v = ls(2, 4);
+    v["topology"]["spines"] = json!(4_294_967_290u64);
+    let (p, m) = err(&v);
+    assert_eq!(p, "topology.spines", "{m}");
 }
 
 #[test]

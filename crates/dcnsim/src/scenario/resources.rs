@@ -99,7 +99,12 @@ impl TopoCounts {
                 let (l, s, hpl) = (*leaves as u64, *spines as u64, *hosts_per_leaf as u64);
                 degree(
                     hpl + s,
-                    "topology.hosts_per_leaf",
+                    // the larger term names the key (the one most likely written too big)
+                    if s > hpl {
+                        "topology.spines"
+                    } else {
+                        "topology.hosts_per_leaf"
+                    },
                     "a leaf (hosts_per_leaf + spines)",
                 )?;
                 if s > 0 {

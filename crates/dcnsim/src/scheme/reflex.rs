@@ -65,9 +65,17 @@ impl ReflexConfig {
         }
         let total = self.warmup as u64 + self.measure as u64 + self.exploit as u64;
         if total > 1_000_000 {
+            // The largest term names the key (the one most likely written too big).
+            let (key, _) = [
+                ("warmup", self.warmup),
+                ("measure", self.measure),
+                ("exploit", self.exploit),
+            ]
+            .into_iter()
+            .fold(("exploit", 0), |a, b| if b.1 > a.1 { b } else { a });
             return Err((
-                "exploit".into(),
-                "expected warmup + measure + exploit <= 1000000".into(),
+                key.into(),
+                format!("expected warmup + measure + exploit <= 1000000, got {total}"),
             ));
         }
         let nq = host_queues.min(switch_queues).max(1);
@@ -364,6 +372,46 @@ mod tests {
             out.push(d);
         }
         out
+    }
+
+    #[test]
+    fn a_cycle_too_long_names_its_largest_phase() {
+        for (key, cfg) in [
+            (
+                "warmup",
+                ReflexConfig {
+                    warmup: 4_294_967_290,
+                    ..Default::default()
+                },
+            ),
+            (
+                "measure",
+                ReflexConfig {
+                    measure: 2_000_000,
+                    ..Default::default()
+                },
+            ),
+            (
+                "exploit",
+                ReflexConfig {
+                    exploit: 999_999,
+                    ..Default::default()
+                },
+            ),
+        ] {
+            let (k, m) = cfg.check(2, 2).unwrap_err();
+            assert_eq!(k, key, "{m}");
+            assert!(
+                m.starts_with("expected warmup + measure + exploit <= 1000000"),
+                "{m}"
+            );
+        }
+        assert!(ReflexConfig {
+            exploit: 999_998,
+            ..Default::default()
+        }
+        .check(2, 2)
+        .is_ok());
     }
 
     #[test]
