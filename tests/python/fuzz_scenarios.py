@@ -52,10 +52,13 @@ HOSTILE: list[Any] = [
     65535,
     65536,
     2**31,
+    2**32 - 6,  # valid u32s whose sums wrap (packet.ip_header once did)
+    2**32 - 1,
     2**32,
     2**32 + 1,
     2**53 + 1,
     2**63,
+    2**64 - 1,
     2**64,
     10**30,
     1e9,

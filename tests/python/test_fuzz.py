@@ -265,6 +265,15 @@ CORPUS: list[tuple[str, Any, str]] = [
         {**STAR, "sources": [{"src": 0, "dst": 1, "rate": "10Gbps", "burst": 100_000_000}]},
         "sources[0].burst",
     ),
+    # near 2^32 a header wrapped the u32 header sum to a few bytes and the run went on
+    ("ip_header 2^32 - 6", at("packet.ip_header", 2**32 - 6), "packet.ip_header"),
+    ("eth_overhead 2^32 - 1", at("packet.eth_overhead", 2**32 - 1), "packet.eth_overhead"),
+    # the C3 fujiz floor above the host links panicked in the pipe law's clamp
+    (
+        "fujiz_min above the line rate",
+        at("scheme", {"kind": "c3", "variant": "fujiz", "fujiz_min": "100Gbps"}),
+        "scheme.fujiz_min",
+    ),
 ]
 
 
