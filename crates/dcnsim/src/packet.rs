@@ -83,8 +83,9 @@ pub mod colour {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Packet {
-    /// Intrusive list link while in a queue; while on a wire, the node it goes to (its
-    /// `Arrive` event carries the packet: see `Sim::start_tx`).
+    /// Intrusive list link while in a queue; while on a wire, the host it goes to or, toward
+    /// a switch, that switch's egress port for it with the top bit set (its `Arrive` event
+    /// carries the packet: see `Sim::launch`).
     pub next: PktId,
     /// Bytes on the wire, all overheads included: what serialization is computed from.
     pub wire: u32,

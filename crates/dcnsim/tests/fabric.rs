@@ -356,6 +356,39 @@ fn ecmp_spreads_flows_and_never_reorders() {
     assert_eq!(reordered, 0);
 }
 
+/// Every packet crosses exactly the egress ports `route_of` names for its source,
+/// destination and entropy (a packet is routed at the next switch when it starts on the
+/// wire toward it): per port, the packets sent are the sum over the sources whose path
+/// crosses it. Sources send different numbers of packets, so a packet routed at the wrong
+/// switch, or with another packet's entropy, changes some port's count.
+#[test]
+fn every_packet_follows_its_ecmp_path() {
+    let g = fat_tree(4, G10, US);
+    let mut sim = Sim::with_configs(&g, &SwitchConfig::default(), &host(), 3, Ecmp::PerFlow);
+    let n = 16u32;
+    let mut expect = vec![0u64; sim.ports.len()];
+    for i in 0..60u32 {
+        let (a, b) = (i % n, (i * 7 + 3) % n);
+        if a == b {
+            continue;
+        }
+        let mut s = src(a, b, 0, Rate::gbps(1), 100 * MS);
+        s.entropy = dcnsim_engine::rng::mix64(&[i as u64, 11]) as u32;
+        s.max_pkts = 1 + i as u64;
+        s.start = i as u64 * 10 * US;
+        for p in sim.route_of(a, b, s.entropy) {
+            expect[p as usize] += s.max_pkts;
+        }
+        sim.add_source(s);
+    }
+    sim.run(Time::MAX, u64::MAX);
+    assert_eq!(sim.counters.dropped, 0);
+    let sent: Vec<u64> = sim.ports.iter().map(|p| p.pkts_sent).collect();
+    assert_eq!(sent, expect);
+    // the paths differ: several core ports carry packets
+    assert!(sent.iter().filter(|&&c| c > 0).count() > 40, "{sent:?}");
+}
+
 #[test]
 fn per_packet_spraying_uses_all_uplinks_for_one_source() {
     let g = leaf_spine(2, 4, 1, (G10, US), (G10, US));

@@ -1,8 +1,10 @@
 //! The per-packet path: a host hands a packet to its NIC (`host_send`) or takes one off
-//! the wire (`host_receive`); a switch hop routes by ECMP (`forward`, `pick_port`), runs the
-//! scheme hook, admits, marks and enqueues (`port_enqueue`; at an idle, empty port the
-//! packet passes straight to the wire); a port serializes (`start_tx`, `launch`, with
-//! HPCC's INT stamp). A packet leaves this path delivered or dropped, freed either way.
+//! the wire (`host_receive`); a switch hop runs the scheme hook, admits, marks and enqueues
+//! at the egress port chosen by ECMP when the packet started toward the switch (`forward`;
+//! `port_enqueue`; at an idle, empty port the packet passes straight to the wire); a port
+//! serializes (`start_tx`, `launch`, which routes the packet at the next switch with
+//! `pick_port`, and HPCC's INT stamp). A packet leaves this path delivered or dropped, freed
+//! either way.
 
 use super::{Ecmp, Event, Sim};
 use crate::net::buffer::DropReason;
@@ -11,6 +13,12 @@ use crate::packet::{flags, PktId, PktKind, NIL};
 use crate::scheme::{EnqCtx, Scheme, TxCtx, Verdict};
 use crate::topo::NodeKind;
 use dcnsim_engine::Time;
+
+/// A packet's `next` while it is on a wire toward a switch: this bit, over the switch's
+/// egress port for it (chosen when the packet started on the wire: `Sim::launch`). Toward a
+/// host, `next` is the host. Port and host indices stay below 2³¹ (`Arena` and `Graph`
+/// bound them far lower).
+const ROUTED: u32 = 1 << 31;
 
 impl Sim {
     // ---------------------------------------------------------------- hosts
@@ -212,12 +220,14 @@ impl Sim {
             None => (now + dt + p.delay, now + dt),
             Some(depth) => (now + p.delay, p.charge_token_bucket(now, dt, depth)),
         };
-        // On the wire the packet is in no list: its link names the node it goes to, which
-        // the arrival reads (no per-wire FIFO, no write to the previous packet's line, and
-        // no read of this port's line when it arrives: at 1,000+ hosts that line has left
-        // the cache by then; docs/performance-log.md, "The arrival reads no port").
+        // On the wire the packet is in no list: its link names the host it goes to, or the
+        // next switch's egress port for it (below), which the arrival reads (no per-wire
+        // FIFO, no write to the previous packet's line, and no read of this port's line when
+        // it arrives: at 1,000+ hosts that line has left the cache by then;
+        // docs/performance-log.md, "The arrival reads no port").
         let peer = p.peer;
         pk.next = peer;
+        let (dst, entropy) = (pk.dst, pk.entropy);
         pk.hops = pk.hops.saturating_add(1);
         p.busy_until = next;
         p.busy_time += dt;
@@ -232,6 +242,15 @@ impl Sim {
             // (A token bucket with tokens left lets the next packet go at once, `next` ≤
             // now: the wake-up still runs as an event, after this packet's bookkeeping.)
             self.ev.push(next.max(now), Event::TxDone(port));
+        }
+        if peer >= self.n_hosts {
+            // Route at the next switch now, while the packet's line and the tables are in
+            // the cache, rather than when it arrives, where the lookup's chain of loads
+            // stood between the packet and its egress port (ECMP is a function of the
+            // switch, the destination and the entropy: the same port either way; 0.96× the
+            // k = 8 fat tree's time, docs/performance-log.md).
+            let out = self.pick_port(peer, dst, entropy);
+            self.arena.get_mut(id).next = ROUTED | out;
         }
         if !self.scheme.is_none() {
             self.scheme
@@ -287,14 +306,14 @@ impl Sim {
 
     pub(super) fn on_arrive(&mut self, id: PktId) {
         let pk = self.arena.get_mut(id);
-        // The node at the far end of the wire (`start_tx`); hosts are numbered first
-        // (`Graph::check`). Under PFC the packet already names its ingress port here.
-        let peer = pk.next;
+        // The host at the far end of the wire, or the switch's egress port for the packet
+        // (`launch`). Under PFC the packet already names its ingress port here.
+        let next = pk.next;
         pk.next = NIL;
-        if peer < self.n_hosts {
-            self.host_receive(peer, id);
+        if next & ROUTED == 0 {
+            self.host_receive(next, id);
         } else {
-            self.forward(peer, id);
+            self.forward(next & !ROUTED, id);
         }
     }
 
@@ -319,14 +338,11 @@ impl Sim {
         }
     }
 
-    /// Switch forwarding: ECMP among the shortest-path candidates toward the destination.
+    /// Switch forwarding to egress port `out`, chosen by ECMP when the packet started toward
+    /// this switch (`launch`).
     #[inline]
-    fn forward(&mut self, node: u32, id: PktId) {
-        let (dst, entropy, class) = {
-            let p = self.arena.get(id);
-            (p.dst, p.entropy, p.class as usize)
-        };
-        let out = self.pick_port(node, dst, entropy);
+    fn forward(&mut self, out: u32, id: PktId) {
+        let class = self.arena.get(id).class as usize;
         // The enqueue reads the port's line 0 first and only then, through the profile,
         // knows its queue: ask for the occupancy line and the (likely) queue's line now so
         // the three misses overlap (a hint; `Port`'s layout: queue q on line 2 + q).
