@@ -101,7 +101,9 @@ impl Fate {
             .copied()
             .unwrap_or(0)
     }
-    #[inline]
+    // Always: one call per segment sent, and an unrelated change elsewhere in the crate
+    // (an error message) once moved it out of line, +1.1% of the incast's instructions.
+    #[inline(always)]
     pub(crate) fn inc(&mut self, idx: u64) {
         if idx < self.base {
             return; // older than anything tracked: cannot matter any more
