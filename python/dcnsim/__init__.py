@@ -15,7 +15,7 @@ from importlib import metadata as _metadata
 
 from .api import defaults, run, validate
 from .config import shipped_scenarios
-from .errors import ConfigError
+from .errors import ConfigError, DamagedResultError
 from .results import Results, load
 from .sweep import sweep
 
@@ -26,6 +26,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree without ins
 
 __all__ = [
     "ConfigError",
+    "DamagedResultError",
     "Results",
     "__version__",
     "defaults",

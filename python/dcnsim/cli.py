@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, DcnsimWarning
+from .errors import ConfigError, DamagedResultError, DcnsimWarning
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -124,7 +124,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     for d in args.dirs:
         try:
             res = load(d)
-        except FileNotFoundError as e:
+        except (FileNotFoundError, DamagedResultError) as e:
             raise ConfigError(str(e), "DIR") from None
         runs[str(d)] = res
     out = Path(args.output) if args.output else Path(args.dirs[0]) / "plots"
@@ -138,7 +138,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     try:
         path = report.write_run_or_sweep(args.dir, args.output)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, DamagedResultError) as e:
         raise ConfigError(str(e), "DIR") from None
     print(path)
     return EXIT_OK

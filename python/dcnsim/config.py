@@ -12,6 +12,7 @@ import copy
 import hashlib
 import json
 import math
+import numbers
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -373,7 +374,10 @@ def prepare(
     else:
         items = [parse_override(s) for s in overrides]
     if seed is not None:
-        items.append((SEED_PATH, int(seed)))
+        # A whole number (numpy's too) as an int; anything else as given, for the scenario
+        # check to name (it was int()-ed: "x" raised ValueError, 1.5 ran as seed 1).
+        whole = isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
+        items.append((SEED_PATH, int(seed) if whole else seed))
 
     cache: dict[str, dict[str, Any]] = {}
 

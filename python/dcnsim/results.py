@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import ConfigError
+from .errors import ConfigError, DamagedResultError
 
 FILES = (
     "flows.parquet",
@@ -491,15 +491,26 @@ def load(
                 f"{', '.join(map(repr, unknown))} (it has: {', '.join(have)})"
             )
         cols["flows"] = want
-    tables = {
-        name: _from_arrow(pq.read_table(d / f"{name}.parquet", columns=cols[name]))
-        for name in SCHEMAS
-    }
-    for name in OPTIONAL_SCHEMAS:
-        f = d / f"{name}.parquet"
-        tables[name] = _from_arrow(pq.read_table(f)) if f.is_file() else pd.DataFrame()
-    meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
-    scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
+    f = d
+    try:
+        tables = {}
+        for name in SCHEMAS:
+            f = d / f"{name}.parquet"
+            tables[name] = _from_arrow(pq.read_table(f, columns=cols[name]))
+        for name in OPTIONAL_SCHEMAS:
+            f = d / f"{name}.parquet"
+            tables[name] = _from_arrow(pq.read_table(f)) if f.is_file() else pd.DataFrame()
+        f = d / "meta.json"
+        meta = json.loads(f.read_text(encoding="utf-8"))
+        f = d / "scenario.json"
+        scenario = json.loads(f.read_text(encoding="utf-8"))
+    except (pa.ArrowException, OSError, ValueError) as e:
+        # (ArrowInvalid is a ValueError; a JSON decoding error too.)
+        raise DamagedResultError(
+            f"{f} cannot be read back, so {d} is not a usable dcnsim result (a truncated or "
+            f"overwritten file?): {type(e).__name__}: {e}",
+            str(f),
+        ) from None
     return Results(
         tables["flows"],
         tables["queues"],

@@ -115,7 +115,11 @@ def plan(
     keys = list(params)
     for k in keys:
         config.parse_key_path(k)
-        if not list(params[k]):
+        v = params[k]
+        if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable):
+            # (a string was swept character by character: "2ms" as "2", "m", "s")
+            raise config.ConfigError(f"expected a list of values, got {v!r}", k)
+        if not list(v):
             raise config.ConfigError("parameter has no values", k)
     base = config.load_scenario(scenario)
     if overrides:

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import dcnsim
@@ -90,6 +91,15 @@ def test_same_seed_byte_identical_other_seed_different(tmp_path: Path) -> None:
     fa, fc = dcnsim.load(a).flows, dcnsim.load(c).flows
     cols = ["size", "src", "dst", "start_s"]
     assert not fa[cols].equals(fc[cols])
+
+
+def test_a_seed_that_is_not_a_whole_number_is_a_keyed_error() -> None:
+    # it was int()-ed: "x" raised a ValueError and 1.5 ran as seed 1
+    for bad in ("x", 1.5, True):
+        with pytest.raises(dcnsim.ConfigError) as e:
+            config.prepare(None, seed=bad)
+        assert e.value.path == "seed", bad
+    assert config.prepare(None, seed=np.int64(3)).normalized["seed"] == 3
 
 
 def test_real_results_follow_the_contract() -> None:

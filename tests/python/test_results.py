@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import dcnsim
+from dcnsim import cli
 from dcnsim import results as results_mod
 from dcnsim.results import (
     FILES,
@@ -131,6 +132,24 @@ def test_load_rejects_incomplete_directory(tmp_path: Path, fake) -> None:
     (p / "meta.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"meta\.json"):
         dcnsim.load(p)
+
+
+def test_load_names_the_damaged_file(tmp_path: Path, fake) -> None:
+    # A truncated Parquet file or a JSON file overwritten with text: a DamagedResultError
+    # naming the file (it surfaced as pyarrow's ArrowInvalid, an internal error in the CLI)
+    for name, damage in (
+        ("flows.parquet", lambda b: b[: len(b) // 2]),
+        ("meta.json", lambda b: b"{not json"),
+    ):
+        p = _run().save(tmp_path / name)
+        f = p / name
+        f.write_bytes(damage(f.read_bytes()))
+        with pytest.raises(dcnsim.DamagedResultError) as e:
+            dcnsim.load(p)
+        assert e.value.path == str(f)
+        assert str(f) in str(e.value) and "cannot be read back" in str(e.value)
+        # the CLI: a keyed input error (exit 2), not an internal one
+        assert cli.main(["plot", str(p)]) == 2
 
 
 def test_clean_stale_temp_removes_dead_and_keeps_live(tmp_path: Path) -> None:

@@ -61,6 +61,10 @@ def test_plan_rejects_bad_points_before_running(fake) -> None:
         assert e.value.path == "seeds", bad
     with pytest.raises(ConfigError):
         sw.plan({}, {"topology.leaves": []}, seeds=1)
+    # a string is one value, not a list of its characters ("2ms" swept as "2", "m", "s")
+    with pytest.raises(ConfigError) as e:
+        sw.plan({}, {"run.duration": "2ms"}, seeds=1)
+    assert e.value.path == "run.duration" and "list of values" in e.value.message
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 13])
