@@ -113,6 +113,13 @@ def fct_stats(
     """
     flows = _select(_flows(results), in_window_only).copy()
     keys = _group_keys(by)
+    for name, wanted in (("by", [k for k in keys if k != "bucket"]), ("metric", [metric])):
+        if unknown := [c for c in wanted if c not in flows.columns]:
+            # (a bare KeyError named only the column)
+            raise KeyError(
+                f"{name}: the flows table has no column {', '.join(map(repr, unknown))} "
+                f"(it has: {', '.join(flows.columns)})"
+            )
     if "bucket" in keys:
         flows["bucket"] = size_bucket(flows["size"], edges)
     done = flows["completed"].astype(bool) if "completed" in flows else ~flows[metric].isna()

@@ -91,6 +91,20 @@ def test_window_filter_and_by_class() -> None:
     assert sd["mean"] == pytest.approx(4.0)
 
 
+def test_an_unknown_group_or_metric_names_the_argument_and_the_columns() -> None:
+    f = flows([100, 100], [1.0, 2.0])
+    for kw, arg, col in (
+        ({"by": "nosuch"}, "by", "nosuch"),
+        ({"by": ["class", "zz"]}, "by", "zz"),
+        ({"metric": "fct"}, "metric", "fct"),
+    ):
+        with pytest.raises(KeyError) as e:
+            analysis.fct_stats(f, **kw)
+        msg = e.value.args[0]
+        assert msg.startswith(f"{arg}: the flows table has no column '{col}'"), msg
+        assert "fct_s" in msg  # the columns it has
+
+
 def test_jain_index() -> None:
     assert analysis.jain_index([5, 5, 5, 5]) == pytest.approx(1.0)
     assert analysis.jain_index([1, 0, 0, 0]) == pytest.approx(0.25)
