@@ -349,8 +349,15 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     mod = papers.get(args.paper)
     out = Path(args.output or f"reproduce-{args.paper}{'-full' if args.full else ''}")
+    from .results import check_output
+
+    # (a file or an unwritable place as DIR was an internal error after the runs' start)
+    check_output(out, "--output", result=False)
     if args.figure:
         figs = [f for arg in args.figure for f in arg.split(",") if f]
+        if not figs:
+            _err("error: --figure: no figure id given (the ids are the report's first column)")
+            return EXIT_BAD_INPUT
         try:
             figs = mod.REPRO.check_figures(figs)
         except KeyError as e:

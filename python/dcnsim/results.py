@@ -419,10 +419,13 @@ def _writable(d: Path) -> bool:
     return True
 
 
-def check_output(target: str | os.PathLike[str], key: str = "--output") -> None:
+def check_output(
+    target: str | os.PathLike[str], key: str = "--output", *, result: bool = True
+) -> None:
     """Check before simulating that ``target`` can receive a saved result: it is not a file
     and not inside one, the nearest existing directory is writable, and an existing directory
-    is a previous result (or empty). Raises :class:`OutputError` naming ``key``."""
+    is a previous result (or empty; not checked with ``result=False``, for a directory that
+    holds other files, as a reproduction's). Raises :class:`OutputError` naming ``key``."""
     t = Path(target).absolute()
     if t.exists() and not t.is_dir():
         raise OutputError(f"{t} is a file, expected a directory for the results", key)
@@ -440,6 +443,8 @@ def check_output(target: str | os.PathLike[str], key: str = "--output") -> None:
     if t.exists():
         if not _writable(t):
             raise OutputError(f"cannot write in {t} (permission denied or read-only)", key)
+        if not result:
+            return
         try:
             check_replaceable(t)
         except FileExistsError as e:

@@ -168,6 +168,22 @@ def test_reproduce_figure_subset_runs_only_those(tmp_path: Path, capsys) -> None
     assert not bad.exists()
 
 
+def test_reproduce_checks_its_output_and_figure_list_first(tmp_path: Path, capsys) -> None:
+    # a file as DIR was an internal error (FileExistsError) once the runs began; an empty
+    # --figure list ran no figure and wrote an empty report
+    f = tmp_path / "afile"
+    f.write_text("x")
+    assert cli.main(["reproduce", "reflex", "--figure", "Fig10b", "-o", str(f), "-q"]) == 2
+    assert "--output" in capsys.readouterr().err
+    inside = tmp_path / "afile" / "sub"
+    assert cli.main(["reproduce", "reflex", "--figure", "Fig10b", "-o", str(inside), "-q"]) == 2
+    assert "--output" in capsys.readouterr().err
+    out = tmp_path / "r"
+    assert cli.main(["reproduce", "reflex", "--figure", ",", "-o", str(out), "-q"]) == 2
+    assert "--figure: no figure id" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_reproduce_unknown_paper_lists_available(fake, capsys) -> None:
     assert cli.main(["reproduce", "nosuchpaper"]) == 2
     err = capsys.readouterr().err
