@@ -113,6 +113,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         out = Path(args.output) if args.output else Path(sweeps[0]) / "plots"
         try:
             paths = plots.plot_sweep(sweeps[0], out, args.format, x=args.x)
+        except DamagedResultError as e:
+            raise ConfigError(str(e), "DIR") from None
         except ValueError as e:
             raise ConfigError(str(e), "--x") from None
         for p in paths:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import analysis
-from .results import Results
+from .results import Results, read_sweep_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -562,14 +562,13 @@ def plot_sweep(
     (p50/p99 FCT, p99 slowdown, unfinished flows) and slowdown percentiles per size bucket and
     per class, each against the swept parameter ``x`` with 95% Student-t intervals over seeds.
     Default ``out_dir``: ``sweep_dir/plots``."""
-    import pandas as pd
 
     from .sweep import aggregate
 
     if fmt not in ("png", "svg"):
         raise ValueError(f"format must be png or svg, got {fmt!r}")
     d = Path(sweep_dir)
-    df = pd.read_parquet(d / "sweep.parquet")
+    df = read_sweep_table(d)
     agg = aggregate(df)
     out = Path(out_dir) if out_dir is not None else d / "plots"
     title = sweep_title(d, df)

@@ -374,10 +374,11 @@ def _run_meta(d: Path) -> dict[str, Any]:
 def sweep_html(sweep_dir: str | os.PathLike[str]) -> str:
     """The HTML report of a sweep directory (``sweep.parquet`` and its ``runs/``)."""
     from . import plots
+    from .results import read_sweep_table
     from .sweep import aggregate, param_columns
 
     d = Path(sweep_dir)
-    df = pd.read_parquet(d / "sweep.parquet")
+    df = read_sweep_table(d)
     agg = aggregate(df)
     params = param_columns(df)
     done = df[df["done"].astype(bool)]

@@ -530,6 +530,21 @@ def load(
     )
 
 
+def read_sweep_table(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """``directory/sweep.parquet`` (a sweep's table), or :class:`DamagedResultError` naming it
+    when it cannot be read back."""
+    f = Path(directory) / "sweep.parquet"
+    try:
+        return pd.read_parquet(f)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise DamagedResultError(
+            f"{f} cannot be read back, so {directory} is not a usable sweep directory (a "
+            f"truncated or overwritten file? 'dcnsim sweep ... --collect' rebuilds it from "
+            f"the cached runs): {type(e).__name__}: {e}",
+            str(f),
+        ) from None
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process ``pid`` exists on this machine (signal 0; one we may not signal
     exists too)."""

@@ -120,6 +120,23 @@ def test_sweep_cli_and_resume(tmp_path: Path, fake, capsys) -> None:
     assert cli.main([*args, "--shard", "2/2"]) == 2
 
 
+def test_a_damaged_sweep_table_is_named_by_plot_and_report(tmp_path: Path, fake, capsys) -> None:
+    sc = tmp_path / "s.toml"
+    sc.write_text('name = "s"\n')
+    out = tmp_path / "sw"
+    assert cli.main(["sweep", str(sc), "--param", "topology.leaves=2,3", "-o", str(out), "-q"]) == 0
+    t = out / "sweep.parquet"
+    t.write_bytes(t.read_bytes()[:100])
+    capsys.readouterr()
+    # report was an internal error (pyarrow's ArrowInvalid), plot blamed --x
+    for cmd in ("plot", "report"):
+        assert cli.main([cmd, str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: DIR: ") and "sweep.parquet cannot be read back" in err, err
+    assert cli.main(["sweep", str(sc), "--param", "topology.leaves=2,3", "-o", str(out), "-q"]) == 0
+    assert cli.main(["plot", str(out)]) == 0
+
+
 def test_sweep_cli_rejects_bad_seed_lists_and_job_counts(tmp_path: Path, fake, capsys) -> None:
     sc = tmp_path / "s.toml"
     sc.write_text('name = "s"\n')
