@@ -331,11 +331,18 @@ def link_timeseries(res: Results, *, max_series: int = 6) -> Figure:
 
 
 def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
-    """Save a figure (format from the suffix) and close it."""
+    """Save a figure (format from the suffix) and close it. The file appears whole or not at
+    all: written beside its name, then renamed over it (an interrupted save left a truncated
+    image under the final name)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=150, metadata=_metadata(p.suffix))
-    _plt().close(fig)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, dpi=150, metadata=_metadata(p.suffix), format=p.suffix.lstrip("."))
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
+        _plt().close(fig)
     return p
 
 

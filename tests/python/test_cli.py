@@ -167,6 +167,29 @@ def test_plot(tmp_path: Path, fake) -> None:
     assert cli.main(["plot", str(tmp_path / "nope")]) == 2
 
 
+def test_a_plot_appears_whole_or_not_at_all(tmp_path: Path, monkeypatch) -> None:
+    from matplotlib.figure import Figure
+
+    from dcnsim import plots
+
+    target = tmp_path / "p.png"
+    target.write_bytes(b"the previous plot")
+
+    def crash(self, fname, **kw):  # half the file written, then the process dies
+        Path(fname).write_bytes(b"\x89PNG half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", crash)
+    with pytest.raises(KeyboardInterrupt):
+        plots.save(Figure(), target)
+    assert target.read_bytes() == b"the previous plot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]  # no temporary left
+    monkeypatch.undo()
+    plots.save(Figure(), target)
+    assert target.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]
+
+
 def test_reproduce_figure_subset_runs_only_those(tmp_path: Path, capsys) -> None:
     # REFLEX Fig 10b is a calculation (no simulation): the subset path end to end in seconds
     out = tmp_path / "sub"
