@@ -330,7 +330,7 @@ def link_timeseries(res: Results, *, max_series: int = 6) -> Figure:
     return fig
 
 
-def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
+def save(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
     """Save a figure (format from the suffix) and close it. The file appears whole or not at
     all: written beside its name, then renamed over it (an interrupted save left a truncated
     image under the final name)."""
@@ -338,7 +338,7 @@ def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
-        fig.savefig(tmp, dpi=150, metadata=_metadata(p.suffix), format=p.suffix.lstrip("."))
+        fig.savefig(tmp, dpi=dpi, metadata=_metadata(p.suffix), format=p.suffix.lstrip("."))
         os.replace(tmp, p)
     finally:
         tmp.unlink(missing_ok=True)

@@ -465,6 +465,8 @@ def test_three_hosts_on_the_kernel_complete_agree_and_leave_nothing(real_core, t
     assert (tmp_path / "out" / "report.md").read_text().startswith("# dcnsim crosscheck")
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["flows"] == 6
     assert Path(tmp_path / "out" / "table.csv").exists()
+    # every file was written beside its name and renamed into place: no temporary is left
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
 
 
 def test_sigterm_tears_the_testbed_down_and_stale_namespaces_are_removed(real_env, tmp_path):

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ConfigError
+from ..report import write
 from . import plan as planmod
 from . import report
 from .probe import Probe, probe
@@ -168,12 +169,16 @@ def crosscheck(
         notes.append(f"driver errors ({len(errors)}): " + "; ".join(errors[:5]))
     md = report.report_md(str(sc.get("name")), table, verdict, stack, facts, tol, notes)
     md += report.second_md(table2, verdict2, stack2)
-    (out / "report.md").write_text(md, encoding="utf-8")
-    table.to_csv(out / "table.csv", index=False)
-    table2.to_csv(out / "table_kernel_starts.csv", index=False)
-    sim.to_csv(out / "flows_sim.csv", index=False)
-    sim2.to_csv(out / "flows_sim_kernel_starts.csv", index=False)
-    kernel.to_csv(out / "flows_kernel.csv", index=False)
+    # Each file whole or not at all (a temporary sibling renamed into place).
+    write(out / "report.md", md)
+    for name, df in (
+        ("table.csv", table),
+        ("table_kernel_starts.csv", table2),
+        ("flows_sim.csv", sim),
+        ("flows_sim_kernel_starts.csv", sim2),
+        ("flows_kernel.csv", kernel),
+    ):
+        write(out / name, df.to_csv(index=False))
     report.plot_cdf(sim, kernel, out / "fct_cdf.png", sim2)
     summary = {
         "verdicts": verdict,
@@ -186,7 +191,7 @@ def crosscheck(
         "nstat": nstats,
         "errors": errors[:50],
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    write(out / "summary.json", json.dumps(summary, indent=2, default=str))
     return {"report": out / "report.md", "summary": summary, "table": table, "stack": stack}
 
 

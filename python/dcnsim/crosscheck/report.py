@@ -389,6 +389,6 @@ def plot_cdf(
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    from ..plots import save
+
+    return save(fig, path, dpi=110)  # (whole or not at all; closes the figure)

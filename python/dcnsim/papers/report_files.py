@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..report import write
 from .stats import HOLDS, INCONCLUSIVE, NA, NO, TOL
 
 if TYPE_CHECKING:
@@ -33,12 +34,6 @@ def render_plot(fd: Finding, path: Path) -> None:
     ax.set_title(fd.figure)
     fig.tight_layout()
     plots.save(fig, path)  # (closes the figure)
-
-
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _esc(s: str) -> str:
@@ -141,7 +136,7 @@ def write_report(
     if elapsed is not None:
         lines.append(f"Wall time: {elapsed:.0f} s")
     path = out_dir / "report.md"
-    _atomic(path, "\n".join(lines) + "\n")
+    write(path, "\n".join(lines) + "\n")
     rows = []
     for f in findings:
         row: dict[str, Any] = {
