@@ -91,6 +91,16 @@ fn panics_and_wraps_from_input_are_keyed_errors() {
     let (p, m) = err(&ls(65_535, 65_534));
     assert!(p.starts_with("topology."), "{p}");
     assert!(!m.contains("at least 2 hosts"), "{m}");
+    // an incast's flow count driven by flows_per_sender names it, not the period
+    let mut v = base();
+    v["classes"][0]["workload"] = json!({"kind": "incast", "fan_in": 2, "receiver": 0,
+        "period": "100us", "flows_per_sender": 4_294_967_295u64,
+        "bytes_per_sender": {"fixed": "10KB"}});
+    let (p, m) = err(&v);
+    assert_eq!(p, "classes[0].workload.flows_per_sender", "{m}");
+    v["classes"][0]["workload"]["flows_per_sender"] = json!(1);
+    v["classes"][0]["workload"]["period"] = json!("1ps");
+    assert_eq!(err(&v).0, "classes[0].workload.period");
     // a leaf's ports overflow through the spines: the error names spines, not the hosts
     let mut v = ls(2, 4);
     v["topology"]["spines"] = json!(4_294_967_290u64);

@@ -365,6 +365,14 @@ impl Scenario {
                     }
                     _ => (1.0, "fan_in"),
                 };
+                // Under a period (or one round) the count is rounds × fan_in × flows per
+                // sender: a flows_per_sender larger than the other factors names itself.
+                let per = (*flows_per_sender).max(1) as f64;
+                let key = if key != "load" && per > rounds.max(*fan_in as f64) {
+                    "flows_per_sender"
+                } else {
+                    key
+                };
                 charge_flows(budget, key, rounds * fan)?;
                 let mut rules = size_rules("bytes_per_sender").to_vec();
                 if stop.is_none() {
