@@ -293,6 +293,18 @@ fn pcap_keys_are_checked() {
         e.contains("output.pcap") && e.contains("does not exist"),
         "{e}"
     );
+    // a file where the directory should be, and a directory nobody may write (/proc, even
+    // for root): refused before the run, which used to end with a warning only
+    let f = tmp("not-a-dir");
+    std::fs::write(&f, "x").unwrap();
+    let e = err(&base(&format!(r#""pcap": "{f}/a.pcap""#)));
+    assert!(e.contains("output.pcap") && e.contains("is a file"), "{e}");
+    let e = err(&base(r#""pcap": "/proc/a.pcap""#));
+    assert!(
+        e.contains("output.pcap") && e.contains("not writable"),
+        "{e}"
+    );
+    let _ = std::fs::remove_file(&f);
 }
 
 #[test]

@@ -127,17 +127,33 @@ impl Scenario {
             }
             Some(sel)
         };
-        // Opened when the run starts; check the directory now for an early, clear error.
+        // Opened when the run starts; check the directory now for an early, clear error (a
+        // run into an unwritable one went to its end and only then warned).
         let dir = std::path::Path::new(path)
             .parent()
-            .filter(|d| !d.as_os_str().is_empty());
-        if let Some(d) = dir {
-            if !d.is_dir() {
-                return Err(ConfigError::new(
-                    "output.pcap",
-                    format!("cannot write {path:?}: directory {d:?} does not exist"),
-                ));
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let why = if dir.is_file() {
+            Some(format!("{dir:?} is a file, not a directory"))
+        } else if !dir.is_dir() {
+            Some(format!("directory {dir:?} does not exist"))
+        } else {
+            // Permissions do not tell for root or a read-only mount: try (the capture's own
+            // files are written beside their names the same way).
+            let probe = dir.join(format!(".dcnsim-pcap-probe-{}", std::process::id()));
+            match std::fs::File::create(&probe) {
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&probe);
+                    None
+                }
+                Err(e) => Some(format!("directory {dir:?} is not writable ({e})")),
             }
+        };
+        if let Some(why) = why {
+            return Err(ConfigError::new(
+                "output.pcap",
+                format!("cannot write {path:?}: {why}"),
+            ));
         }
         let cap = crate::sim::pcap::Capture::new(path, pcap_flows, ports, from, until, max);
         sim.pcap = Some(Box::new(cap));
