@@ -104,7 +104,11 @@ def _is_sweep_dir(d: str | os.PathLike[str]) -> bool:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plots
-    from .results import load
+    from .results import check_output, load
+
+    if args.output:
+        # (a file or an unwritable place was an internal error once plotting began)
+        check_output(args.output, "--output", result=False)
 
     sweeps = [d for d in args.dirs if _is_sweep_dir(d)]
     if sweeps:
@@ -137,6 +141,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from . import report
+    from .results import check_output_file
+
+    if args.output:
+        # (it was blamed on DIR, or an internal error)
+        check_output_file(args.output, "--output")
 
     try:
         path = report.write_run_or_sweep(args.dir, args.output)

@@ -451,6 +451,18 @@ def check_output(
             raise OutputError(str(e), key) from None
 
 
+def check_output_file(target: str | os.PathLike[str], key: str = "--output") -> None:
+    """Check before writing that the file ``target`` can be written: it is not a directory,
+    and its directory can be created or written (:func:`check_output`, ``result=False``)."""
+    t = Path(target).absolute()
+    if t.is_dir():
+        raise OutputError(f"{t} is a directory, expected a file", key)
+    try:
+        check_output(t.parent, key, result=False)
+    except OutputError as e:
+        raise OutputError(f"cannot write {t}: {e.message}", key) from None
+
+
 def check_replaceable(target: str | os.PathLike[str]) -> None:
     """Refuse to overwrite anything but a previous result (or an empty directory): ``-o ~``
     must never wipe a home directory."""

@@ -167,6 +167,22 @@ def test_plot(tmp_path: Path, fake) -> None:
     assert cli.main(["plot", str(tmp_path / "nope")]) == 2
 
 
+def test_plot_and_report_check_their_output_first(tmp_path: Path, fake, capsys) -> None:
+    # a file or an unwritable place as -o was an internal error (or blamed on DIR)
+    run = dcnsim.run({"outputs": {"samples": True}}, progress=False).save(tmp_path / "r")
+    f = tmp_path / "afile"
+    f.write_text("x")
+    for args in (
+        ["plot", str(run), "-o", str(f)],
+        ["report", str(run), "-o", str(f / "x.html")],
+        ["report", str(run), "-o", str(tmp_path)],
+    ):
+        assert cli.main(args) == 2, args
+        assert "error: --output: " in capsys.readouterr().err, args
+    assert cli.main(["report", str(run), "-o", str(tmp_path / "new" / "r.html")]) == 0
+    assert (tmp_path / "new" / "r.html").is_file()
+
+
 def test_a_plot_appears_whole_or_not_at_all(tmp_path: Path, monkeypatch) -> None:
     from matplotlib.figure import Figure
 
