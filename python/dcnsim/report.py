@@ -189,12 +189,15 @@ def prose(text: str) -> str:
 
 
 def write(path: str | os.PathLike[str], text: str) -> Path:
-    """Write atomically (a temporary sibling renamed into place)."""
+    """Write atomically (a temporary sibling renamed into place; none is left behind)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, p)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
     return p
 
 

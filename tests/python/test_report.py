@@ -150,3 +150,20 @@ def test_real_run_and_sweep_reports_in_chromium(tmp_path: Path, real_core) -> No
     shown = render(tmp_path / "sw" / "report.html")
     # overview, p99/p50 slowdown by size and by class (the default has two classes)
     assert shown.console == [] and shown.loaded == shown.total == 5
+
+
+def test_write_is_whole_or_nothing(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "r.md"
+    target.write_text("previous")
+    real = Path.write_text
+
+    def crash(self, data, *a, **kw):  # half the text written, then the process dies
+        real(self, data[:3], *a, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "write_text", crash)
+    with pytest.raises(KeyboardInterrupt):
+        report.write(target, "the new report")
+    monkeypatch.undo()
+    assert target.read_text() == "previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.md"]  # no temporary left

@@ -8,7 +8,6 @@ the evaluation found.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -152,9 +151,7 @@ def write_report(
             row[f"{k}_lo"] = iv.lo
             row[f"{k}_hi"] = iv.hi
         rows.append(row)
-    tmp = out_dir / f".report.csv.tmp-{os.getpid()}"
-    pd.DataFrame(rows).to_csv(tmp, index=False)
-    os.replace(tmp, out_dir / "report.csv")
+    write(out_dir / "report.csv", pd.DataFrame(rows).to_csv(index=False))
     write_html_report(repro, out_dir, findings, scale, elapsed, subset=subset)
     return path
 
